@@ -1,0 +1,466 @@
+#include "cli/cli.h"
+
+#include "compute/core/errors.h"
+#include "compute/core/registry.h"
+#include "compute/core/results_io.h"
+#include "compute/core/sweep.h"
+#include "compute/core/version.h"
+#include "compute/device/calibration.h"
+#include "compute/device/device_info.h"
+#include "data/dataset_error.h"
+#include "data/host_memory.h"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <ostream>
+
+namespace ks::cli {
+
+namespace {
+std::string fmt(const char* pattern, double v)
+{
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, pattern, v);
+    return buffer;
+}
+
+std::string shortened(const std::string& text, std::size_t width)
+{
+    return text.size() <= width ? text : text.substr(0, width - 1) + "…";
+}
+
+std::uint64_t parseSize(const std::string& token)
+{
+    const std::string text = token;
+    if (auto caret = text.find('^'); caret != std::string::npos) {
+        const auto base = std::stoull(text.substr(0, caret));
+        const auto exponent = std::stoull(text.substr(caret + 1));
+        if (exponent > 63)
+            throw ParameterError("size '" + token + "' is too large");
+        std::uint64_t v = 1;
+        for (std::uint64_t i = 0; i < exponent; ++i) {
+            if (v > UINT64_MAX / std::max<std::uint64_t>(base, 1))
+                throw ParameterError("size '" + token + "' is too large");
+            v *= base;
+        }
+        return v;
+    }
+    std::size_t used = 0;
+    const double value = std::stod(text, &used);
+    if (used != text.size() || value < 1 || value != std::floor(value) || value > 1.8e19)
+        throw ParameterError("size '" + token + "' is not a positive integer");
+    return static_cast<std::uint64_t>(value);
+}
+
+/// Prints each Summary as a table row as it arrives; progress and status go to the error stream.
+class TableObserver final : public RunObserver {
+public:
+    TableObserver(std::ostream& out, std::ostream& err, bool quiet)
+        : m_out(out)
+        , m_err(err)
+        , m_quiet(quiet)
+    {
+    }
+    void onProgress(const SweepProgress& p) override
+    {
+        if (m_quiet)
+            return;
+        m_err << "[" << (p.runIndex + 1) << "/" << p.runCount << "] " << p.variant << " size=" << p.size;
+        if (p.remainingS >= 0)
+            m_err << " (about " << fmt("%.0f", std::ceil(p.remainingS)) << " s left)";
+        m_err << '\n' << std::flush;
+    }
+    void onStatus(const std::string& s) override
+    {
+        if (!m_quiet)
+            m_err << "  " << s << '\n' << std::flush;
+    }
+    void onSummary(const Summary& s) override
+    {
+        if (!m_headerPrinted) {
+            char line[256];
+            std::snprintf(line, sizeof line, "%-14s %-8s %12s %-9s %5s %11s %7s %9s %7s %9s  %s", "variant", "backend",
+                "size", "outcome", "reps", "median_ms", "noise%", "GB/s", "%peak", "delta", "note");
+            m_out << line << '\n';
+            m_headerPrinted = true;
+        }
+        const bool timed = s.repetitions > 0;
+        std::string delta = s.delta.computed ? fmt("%.2e", s.delta.value) : "-";
+        if (s.delta.computed && !s.delta.withinTolerance())
+            delta += "!";
+        char line[512];
+        std::snprintf(line, sizeof line, "%-14s %-8s %12llu %-9s %5d %11s %7s %9s %7s %9s  %s", s.variant.c_str(),
+            s.backend.c_str(), static_cast<unsigned long long>(s.size), outcomeName(s.outcome), s.repetitions,
+            timed ? fmt("%.4f", s.medianMs).c_str() : "-", timed ? fmt("%.2f", s.noisePct).c_str() : "-",
+            timed ? fmt("%.1f", s.gbPerS).c_str() : "-",
+            timed && s.peakValue > 0 ? fmt("%.1f", s.pctOfPeak).c_str() : "-", delta.c_str(),
+            shortened(s.message, 90).c_str());
+        m_out << line << '\n' << std::flush;
+    }
+
+private:
+    std::ostream& m_out;
+    std::ostream& m_err;
+    bool m_quiet;
+    bool m_headerPrinted = false;
+};
+
+/// Appends every Summary to the --csv file as it arrives.
+class CsvObserver final : public RunObserver {
+public:
+    explicit CsvObserver(const std::string& path)
+        : m_appender(path)
+    {
+    }
+    void onSummary(const Summary& s) override { m_appender.append(s); }
+
+private:
+    CsvAppender m_appender;
+};
+
+std::vector<std::string> splitList(const std::string& text)
+{
+    std::vector<std::string> items;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        auto end = text.find(',', pos);
+        if (end == std::string::npos)
+            end = text.size();
+        if (end > pos)
+            items.push_back(text.substr(pos, end - pos));
+        pos = end + 1;
+    }
+    return items;
+}
+
+void printAxes(std::ostream& out, const char* title, const std::vector<Axis>& axes)
+{
+    if (axes.empty())
+        return;
+    out << "  " << title << ":\n";
+    for (const auto& a : axes) {
+        out << "    " << a.name << " (default " << a.defaultValue;
+        if (a.kind == AxisKind::Enum) {
+            std::string choices;
+            for (auto& c : a.choices)
+                choices += (choices.empty() ? "" : "|") + c;
+            out << "; " << choices;
+        }
+        out << "): " << a.description << '\n';
+    }
+}
+
+int listCommand(const std::string& workloadId, std::ostream& out, std::ostream& err)
+{
+    const auto& registry = defaultRegistry();
+    bool any = false;
+    for (const auto& w : registry.workloads()) {
+        if (!workloadId.empty() && w->id() != workloadId)
+            continue;
+        any = true;
+        out << w->id() << " — " << w->name() << "\n  " << w->description() << "\n  variants:\n";
+        for (const auto& v : w->variants()) {
+            const std::string reason = unavailableReason(v);
+            char line[512];
+            std::snprintf(line, sizeof line, "    %-14s %-8s %s%s", v.id.c_str(), backendName(v.backend),
+                v.technique.c_str(), reason.empty() ? "" : ("  [unavailable: " + reason + "]").c_str());
+            out << line << '\n';
+        }
+        printAxes(out, "parameters (--param)", w->parameters());
+        printAxes(out, "generator (--generate)", w->generatorParameters());
+        out << "  files: " << w->filePatterns() << "\n\n";
+    }
+    if (!any) {
+        err << "error: unknown workload '" << workloadId << "'\n";
+        return kExitBadInput;
+    }
+    return kExitOk;
+}
+
+void printDevice(std::ostream& out, const DeviceInfo& d)
+{
+    out << "  " << d.name;
+    if (d.kind == "cuda") {
+        out << " (device " << d.index << ", sm_" << d.ccMajor << d.ccMinor << ", " << d.smCount << " SMs, "
+            << d.smClockMHz << " MHz SM, " << d.memClockMHz << " MHz memory, " << data::formatBytes(d.totalMemory)
+            << ", L2 " << data::formatBytes(d.l2Bytes) << ")\n  driver " << d.driverVersion << ", runtime "
+            << d.runtimeVersion << '\n';
+    } else {
+        out << " (" << d.smCount << " hardware threads, " << d.driverVersion << ")\n";
+    }
+}
+
+void printCeilings(std::ostream& out, const Ceilings& c)
+{
+    out << "  ceilings (measured " << c.measuredAt << "): read " << fmt("%.1f", c.readGBs) << " GB/s, copy "
+        << fmt("%.1f", c.copyGBs) << " GB/s, FP32 " << fmt("%.0f", c.fp32Gflops) << " GFLOP/s, FP64 "
+        << fmt("%.0f", c.fp64Gflops) << " GFLOP/s\n";
+}
+
+int infoCommand(bool calibrate, bool recalibrate, std::ostream& out, std::ostream& err)
+{
+    out << "KernelScope " << version() << "\n\nhost:\n";
+    printDevice(out, device::hostInfo());
+    if (calibrate)
+        printCeilings(out, calibration::forHost(!recalibrate));
+    out << "\nCUDA devices:\n";
+    const std::string reason = device::cudaUnavailableReason();
+    if (!reason.empty()) {
+        out << "  none: " << reason << '\n';
+        return kExitOk;
+    }
+    for (const auto& d : device::cudaDevices()) {
+        printDevice(out, d);
+        if (calibrate) {
+            try {
+                printCeilings(out, calibration::forDevice(d.index, !recalibrate));
+            } catch (const std::exception& e) {
+                err << "warning: calibration of device " << d.index << " failed: " << e.what() << '\n';
+            }
+        }
+    }
+    out << "\ncalibration cache: " << calibration::cachePath() << '\n';
+    return kExitOk;
+}
+
+struct RunArgs {
+    std::string workload;
+    std::string variants = "all";
+    std::string input;
+    std::string h5Path;
+    std::string generate;
+    std::string sizes;
+    std::vector<std::string> params;
+    std::string csv;
+    std::string json;
+    std::string output;
+    RunOptions options;
+    double noisePct = 0.5;
+    bool noFlush = false;
+    bool allowNonFinite = false;
+    bool noCalibrate = false;
+    bool quiet = false;
+};
+
+int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop_token stop)
+{
+    const auto& registry = defaultRegistry();
+    const Workload* workload = registry.find(a.workload);
+    if (!workload) {
+        std::string known;
+        for (const auto& w : registry.workloads())
+            known += (known.empty() ? "" : ", ") + w->id();
+        err << "error: unknown workload '" << a.workload << "' (known: " << known << ")\n";
+        return kExitBadInput;
+    }
+
+    SweepRequest request;
+    request.workload = workload;
+    request.options = a.options;
+    request.options.noiseTarget = a.noisePct / 100.0;
+    request.options.flushL2 = !a.noFlush;
+    try {
+        if (a.variants != "all")
+            request.variantIds = splitList(a.variants);
+        for (const auto& p : a.params)
+            for (auto& [k, v] : ParamSet::splitAssignments(p))
+                request.params[k] = v;
+        request.generator = ParamSet::splitAssignments(a.generate);
+        if (!a.sizes.empty())
+            request.sizes = parseSizes(a.sizes);
+        if (!a.input.empty()) {
+            if (!a.generate.empty())
+                throw ParameterError("--input and --generate exclude each other");
+            if (!a.quiet)
+                err << "  loading " << a.input << '\n';
+            data::ReadOptions readOptions;
+            readOptions.allowNonFinite = a.allowNonFinite;
+            readOptions.h5Path = a.h5Path;
+            request.dataset = workload->load(a.input, readOptions);
+        } else if (!a.h5Path.empty()) {
+            throw ParameterError("--h5-path needs --input");
+        }
+        validateSweep(request);
+        const std::size_t variantCount
+            = request.variantIds.empty() ? workload->variants().size() : request.variantIds.size();
+        if (!a.output.empty() && (variantCount != 1 || request.sizes.size() > 1))
+            throw ParameterError("--output saves one variant's result: choose a single --variant and size");
+    } catch (const data::DatasetError& e) {
+        err << "error: " << e.what() << '\n';
+        return kExitBadInput;
+    } catch (const ParameterError& e) {
+        err << "error: " << e.what() << '\n';
+        return kExitBadInput;
+    } catch (const std::invalid_argument& e) {
+        err << "error: " << e.what() << '\n';
+        return kExitBadInput;
+    }
+
+    ObserverFanout fanout;
+    TableObserver table(out, err, a.quiet);
+    fanout.add(&table);
+    std::unique_ptr<CsvObserver> csv;
+    if (!a.csv.empty()) {
+        try {
+            std::filesystem::remove(a.csv);
+            csv = std::make_unique<CsvObserver>(a.csv);
+        } catch (const std::exception& e) {
+            err << "error: " << e.what() << '\n';
+            return kExitBadInput;
+        }
+        fanout.add(csv.get());
+    }
+
+    Runner runner;
+    if (a.noCalibrate)
+        runner.setCeilingsProvider({});
+    std::vector<Summary> summaries;
+    try {
+        summaries = runSweep(request, runner, fanout, stop);
+    } catch (const ParameterError& e) {
+        err << "error: " << e.what() << '\n';
+        return kExitBadInput;
+    } catch (const std::exception& e) {
+        // Rows already written to --csv stay there.
+        err << "error: " << e.what() << '\n';
+        return kExitRunProblems;
+    }
+
+    int code = kExitOk;
+    if (!a.json.empty()) {
+        try {
+            writeJson(a.json, summaries);
+        } catch (const std::exception& e) {
+            err << "error: " << e.what() << '\n';
+            code = kExitRunProblems;
+        }
+    }
+    if (!a.output.empty()) {
+        if (summaries.empty() || !summaries.front().result) {
+            err << "error: no result to save to " << a.output << ": "
+                << (summaries.empty() ? "nothing ran" : summaries.front().message) << '\n';
+            code = kExitRunProblems;
+        } else {
+            try {
+                writeResultFile(a.output, *summaries.front().result);
+            } catch (const std::exception& e) {
+                err << "error: " << e.what() << '\n';
+                code = kExitRunProblems;
+            }
+        }
+    }
+    for (const auto& s : summaries) {
+        if (s.outcome == Outcome::Incorrect || s.outcome == Outcome::Failed)
+            code = code == kExitOk ? kExitRunProblems : code;
+        if (s.outcome == Outcome::Cancelled)
+            return kExitCancelled;
+    }
+    if (stop.stop_requested())
+        return kExitCancelled;
+    return code;
+}
+} // namespace
+
+std::vector<std::uint64_t> parseSizes(const std::string& text)
+{
+    std::vector<std::uint64_t> sizes;
+    for (const auto& item : splitList(text)) {
+        try {
+            if (auto dots = item.find(".."); dots != std::string::npos) {
+                std::uint64_t lo = parseSize(item.substr(0, dots));
+                const std::uint64_t hi = parseSize(item.substr(dots + 2));
+                if (lo > hi)
+                    throw ParameterError("size range '" + item + "' runs backwards");
+                for (; lo <= hi; lo *= 2) {
+                    sizes.push_back(lo);
+                    if (lo > UINT64_MAX / 2)
+                        break;
+                }
+            } else {
+                sizes.push_back(parseSize(item));
+            }
+        } catch (const std::logic_error&) {
+            throw ParameterError("--sizes: '" + item + "' is not a size (use N, 2^K, 1e6 or A..B)");
+        }
+    }
+    if (sizes.empty())
+        throw ParameterError("--sizes names no size");
+    return sizes;
+}
+
+int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, std::stop_token stop)
+{
+    CLI::App app {"KernelScope " + std::string(version())
+        + " — run CUDA kernel variants side by side, time them properly and check them against a reference"};
+    app.name("kernelscope-cli");
+    app.require_subcommand(1);
+
+    std::string listWorkload;
+    auto* list = app.add_subcommand("list", "List workloads, their variants (with why any cannot run) and parameters");
+    list->add_option("--workload,-w", listWorkload, "Only this workload");
+
+    bool noCalibrate = false, recalibrate = false;
+    auto* info = app.add_subcommand("info", "Show the host and CUDA devices with their calibrated ceilings");
+    info->add_flag("--no-calibrate", noCalibrate, "Do not measure or read the ceilings");
+    info->add_flag("--recalibrate", recalibrate, "Measure the ceilings again, ignoring the cache");
+
+    RunArgs r;
+    auto* run = app.add_subcommand("run", "Run variants of a workload on a file or generated data");
+    run->add_option("--workload,-w", r.workload, "Workload id (see list)")->required();
+    run->add_option("--variant,-v", r.variants, "Variant ids, comma-separated, or all")->capture_default_str();
+    auto* input = run->add_option("--input,-i", r.input, "Dataset file");
+    run->add_option("--h5-path", r.h5Path, "Group or dataset to read from an HDF5 file with several candidates");
+    auto* generate = run->add_option("--generate,-g", r.generate, "Generator parameters key=value,... (see list)");
+    input->excludes(generate);
+    run->add_option("--sizes,-s", r.sizes, "Sizes to sweep: N,N,... (2^K, 1e6 and A..B doubling accepted)");
+    run->add_option("--param,-p", r.params, "Run parameter key=value (repeatable)");
+    run->add_option("--csv", r.csv, "Write one CSV row per run (appended as runs finish)");
+    run->add_option("--json", r.json, "Write every summary with its samples as JSON");
+    run->add_option("--output,-o", r.output, "Save the single variant's result (.csv or .h5)");
+    run->add_option("--warmup", r.options.warmup, "Warm-up repetitions")->capture_default_str();
+    run->add_option("--min-reps", r.options.minRepetitions, "Minimum timed repetitions")->capture_default_str();
+    run->add_option("--max-reps", r.options.maxRepetitions, "Maximum timed repetitions")->capture_default_str();
+    run->add_option("--noise", r.noisePct, "Stop when the relative standard error of the mean is under this %")
+        ->capture_default_str();
+    run->add_option("--time-limit", r.options.timeLimitS, "Seconds per run before it stops repeating")
+        ->capture_default_str();
+    run->add_option("--device", r.options.device, "CUDA device ordinal")->capture_default_str();
+    run->add_flag("--no-flush", r.noFlush, "Do not flush the L2/CPU caches between repetitions");
+    run->add_flag("--allow-nonfinite", r.allowNonFinite, "Keep NaN/Inf values in input files instead of rejecting");
+    run->add_flag("--no-calibrate", r.noCalibrate, "Skip the ceilings (no % of peak)");
+    run->add_flag("--quiet,-q", r.quiet, "No progress on stderr");
+
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    try {
+        app.parse(reversed);
+    } catch (const CLI::CallForHelp&) {
+        out << app.help();
+        return kExitOk;
+    } catch (const CLI::CallForAllHelp&) {
+        out << app.help("", CLI::AppFormatMode::All);
+        return kExitOk;
+    } catch (const CLI::ParseError& e) {
+        std::string message = e.what();
+        if (message.empty())
+            message = "invalid command line";
+        err << "error: " << message << " (see kernelscope-cli --help)\n";
+        return kExitBadInput;
+    }
+
+    try {
+        if (*list)
+            return listCommand(listWorkload, out, err);
+        if (*info)
+            return infoCommand(!noCalibrate, recalibrate, out, err);
+        return runCommand(r, out, err, stop);
+    } catch (const std::exception& e) {
+        err << "error: " << e.what() << '\n';
+        return kExitRunProblems;
+    }
+}
+
+} // namespace ks::cli

@@ -1,0 +1,21 @@
+# Shared settings for every KernelScope target.
+function(ks_target_defaults target)
+    target_compile_features(${target} PUBLIC cxx_std_20)
+    target_compile_options(${target} PRIVATE
+        $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion>
+        $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${KS_WARNINGS_AS_ERRORS}>>:-Werror>
+        $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -Xcompiler=-Wall>)
+endfunction()
+
+# One way to declare a test: ks_add_test(NAME SOURCES ... LIBS ... [LABELS ...])
+# Each GoogleTest case becomes its own CTest test, so ctest can run them in parallel.
+function(ks_add_test name)
+    cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;LABELS" ${ARGN})
+    add_executable(${name} ${ARG_SOURCES})
+    ks_target_defaults(${name})
+    target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main)
+    target_compile_definitions(${name} PRIVATE KS_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")
+    include(GoogleTest)
+    gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60
+        PROPERTIES LABELS "${ARG_LABELS}" ENVIRONMENT "QT_QPA_PLATFORM=offscreen")
+endfunction()

@@ -1,0 +1,208 @@
+#include "compute/core/params.h"
+
+#include "compute/core/errors.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace ks {
+
+namespace {
+std::string formatNumber(double v)
+{
+    char buffer[64];
+    if (v == std::floor(v) && std::fabs(v) < 1e15) {
+        std::snprintf(buffer, sizeof buffer, "%.0f", v);
+        return buffer;
+    }
+    std::snprintf(buffer, sizeof buffer, "%.17g", v);
+    // Prefer the shortest form that round-trips.
+    for (int precision = 1; precision <= 17; ++precision) {
+        char shorter[64];
+        std::snprintf(shorter, sizeof shorter, "%.*g", precision, v);
+        if (std::strtod(shorter, nullptr) == v)
+            return shorter;
+    }
+    return buffer;
+}
+
+bool parseInteger(const std::string& text, std::int64_t& out)
+{
+    const char* begin = text.data();
+    const char* end = text.data() + text.size();
+    if (begin != end && *begin == '+')
+        ++begin;
+    // Accept 1e6-style and 2^20-style sizes as well as plain integers.
+    if (auto caret = text.find('^'); caret != std::string::npos) {
+        std::int64_t base = 0, exponent = 0;
+        if (!parseInteger(text.substr(0, caret), base) || !parseInteger(text.substr(caret + 1), exponent)
+            || exponent < 0 || exponent > 62)
+            return false;
+        double value = std::pow(static_cast<double>(base), static_cast<double>(exponent));
+        if (value > 9.2e18)
+            return false;
+        out = static_cast<std::int64_t>(value);
+        return true;
+    }
+    auto [ptr, ec] = std::from_chars(begin, end, out);
+    if (ec == std::errc() && ptr == end)
+        return true;
+    double real = 0.0;
+    auto [rptr, rec] = std::from_chars(begin, end, real);
+    if (rec != std::errc() || rptr != end || real != std::floor(real) || std::fabs(real) > 9.2e18)
+        return false;
+    out = static_cast<std::int64_t>(real);
+    return true;
+}
+
+bool parseReal(const std::string& text, double& out)
+{
+    const char* begin = text.data();
+    const char* end = text.data() + text.size();
+    if (begin != end && *begin == '+')
+        ++begin;
+    auto [ptr, ec] = std::from_chars(begin, end, out);
+    return ec == std::errc() && ptr == end && std::isfinite(out);
+}
+
+std::string normalise(const Axis& axis, const std::string& raw)
+{
+    switch (axis.kind) {
+    case AxisKind::Integer:
+    case AxisKind::PowerOfTwo: {
+        std::int64_t v = 0;
+        if (!parseInteger(raw, v))
+            throw ParameterError(axis.name + "=" + raw + " is not an integer");
+        if (static_cast<double>(v) < axis.min || static_cast<double>(v) > axis.max)
+            throw ParameterError(
+                axis.name + "=" + raw + " is outside [" + formatNumber(axis.min) + ", " + formatNumber(axis.max) + "]");
+        if (axis.kind == AxisKind::PowerOfTwo && (v <= 0 || (v & (v - 1)) != 0))
+            throw ParameterError(axis.name + "=" + raw + " is not a power of two");
+        return std::to_string(v);
+    }
+    case AxisKind::Float: {
+        double v = 0.0;
+        if (!parseReal(raw, v))
+            throw ParameterError(axis.name + "=" + raw + " is not a finite number");
+        if (v < axis.min || v > axis.max)
+            throw ParameterError(
+                axis.name + "=" + raw + " is outside [" + formatNumber(axis.min) + ", " + formatNumber(axis.max) + "]");
+        return formatNumber(v);
+    }
+    case AxisKind::Enum: {
+        if (std::find(axis.choices.begin(), axis.choices.end(), raw) == axis.choices.end()) {
+            std::string allowed;
+            for (auto& c : axis.choices)
+                allowed += (allowed.empty() ? "" : ", ") + c;
+            throw ParameterError(axis.name + "=" + raw + " is not one of: " + allowed);
+        }
+        return raw;
+    }
+    }
+    return raw;
+}
+} // namespace
+
+Axis Axis::integer(std::string name, std::string description, std::int64_t def, std::int64_t min, std::int64_t max)
+{
+    return Axis {std::move(name), std::move(description), AxisKind::Integer, std::to_string(def),
+        static_cast<double>(min), static_cast<double>(max), {}};
+}
+
+Axis Axis::powerOfTwo(std::string name, std::string description, std::int64_t def, std::int64_t min, std::int64_t max)
+{
+    return Axis {std::move(name), std::move(description), AxisKind::PowerOfTwo, std::to_string(def),
+        static_cast<double>(min), static_cast<double>(max), {}};
+}
+
+Axis Axis::real(std::string name, std::string description, double def, double min, double max)
+{
+    return Axis {std::move(name), std::move(description), AxisKind::Float, formatNumber(def), min, max, {}};
+}
+
+Axis Axis::choice(std::string name, std::string description, std::string def, std::vector<std::string> choices)
+{
+    return Axis {std::move(name), std::move(description), AxisKind::Enum, std::move(def), 0.0, 0.0, std::move(choices)};
+}
+
+ParamSet ParamSet::parse(const std::vector<Axis>& axes, const std::map<std::string, std::string>& given)
+{
+    for (const auto& [name, value] : given) {
+        const bool known = std::any_of(axes.begin(), axes.end(), [&](const Axis& a) { return a.name == name; });
+        if (!known) {
+            std::string names;
+            for (const auto& a : axes)
+                names += (names.empty() ? "" : ", ") + a.name;
+            throw ParameterError("unknown parameter '" + name + "' (known: " + (names.empty() ? "none" : names) + ")");
+        }
+    }
+    ParamSet set;
+    set.m_axes = axes;
+    for (const auto& axis : axes) {
+        auto it = given.find(axis.name);
+        set.m_values.emplace_back(axis.name, normalise(axis, it == given.end() ? axis.defaultValue : it->second));
+    }
+    return set;
+}
+
+std::map<std::string, std::string> ParamSet::splitAssignments(const std::string& text, char separator)
+{
+    std::map<std::string, std::string> out;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        std::size_t end = text.find(separator, pos);
+        if (end == std::string::npos)
+            end = text.size();
+        const std::string item = text.substr(pos, end - pos);
+        pos = end + 1;
+        if (item.empty())
+            continue;
+        const auto eq = item.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+            throw ParameterError("'" + item + "' is not of the form key=value");
+        out[item.substr(0, eq)] = item.substr(eq + 1);
+    }
+    return out;
+}
+
+bool ParamSet::has(const std::string& name) const
+{
+    return std::any_of(m_values.begin(), m_values.end(), [&](const auto& kv) { return kv.first == name; });
+}
+
+const std::string& ParamSet::text(const std::string& name) const
+{
+    for (const auto& kv : m_values)
+        if (kv.first == name)
+            return kv.second;
+    throw ParameterError("no parameter named '" + name + "'");
+}
+
+std::int64_t ParamSet::integer(const std::string& name) const
+{
+    return std::stoll(text(name));
+}
+
+double ParamSet::real(const std::string& name) const
+{
+    return std::stod(text(name));
+}
+
+ParamSet ParamSet::with(const std::string& name, const std::string& value) const
+{
+    std::map<std::string, std::string> given(m_values.begin(), m_values.end());
+    given[name] = value;
+    return parse(m_axes, given);
+}
+
+std::string ParamSet::toString() const
+{
+    std::string out;
+    for (const auto& [k, v] : m_values)
+        out += (out.empty() ? "" : ";") + k + "=" + v;
+    return out;
+}
+
+} // namespace ks

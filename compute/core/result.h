@@ -1,0 +1,43 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ks {
+
+/// A variant's computed answer in a workload-neutral form that comparisons, files and views can read.
+struct Result {
+    std::string quantity; ///< "fit", "histogram", "y", "lrv", ...: the header of an --output CSV
+    std::vector<std::string> labels; ///< names of the values when each has one (linreg: slope, intercept)
+    std::vector<double> values; ///< real-valued outputs
+    std::vector<std::uint64_t> counts; ///< integer outputs (histograms)
+};
+
+/// How far a result is from the reference, in the workload's own measure.
+struct Delta {
+    std::string kind; ///< "max_rel_err", "l1_pairs", ...
+    double value = 0.0; ///< the number compared with the tolerance
+    double tolerance = 0.0;
+    std::vector<std::pair<std::string, double>> details; ///< e.g. slope and intercept errors apart
+    bool computed = false;
+
+    /// NaN is never within tolerance.
+    bool withinTolerance() const { return computed && value <= tolerance; }
+};
+
+/// What one run of a workload costs, from its cost model.
+enum class Roof { ReadBandwidth, CopyBandwidth, Fp32, Fp64 };
+
+struct Cost {
+    double bytes = 0.0; ///< fewest bytes that must move through memory
+    double flops = 0.0; ///< floating-point operations
+    double items = 0.0; ///< the workload's own unit of work (pair distances, non-zeros, ...)
+    std::string itemName; ///< "points", "pairs", ... (empty: rate shown as GB/s)
+    Roof roof = Roof::ReadBandwidth; ///< the ceiling the % of peak is taken against
+};
+
+const char* roofName(Roof roof);
+
+} // namespace ks

@@ -1,0 +1,420 @@
+#include "compute/core/results_io.h"
+
+#include "compute/core/version.h"
+#include "data/dataset_error.h"
+#include "data/delimited_text.h"
+#include "data/hdf5_file.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace ks {
+
+namespace {
+std::string num(double v)
+{
+    if (std::isnan(v))
+        return "nan";
+    if (std::isinf(v))
+        return v > 0 ? "inf" : "-inf";
+    char buffer[40];
+    std::snprintf(buffer, sizeof buffer, "%.9g", v);
+    return buffer;
+}
+
+std::string detailsText(const Delta& d)
+{
+    std::string text;
+    for (const auto& [k, v] : d.details)
+        text += (text.empty() ? "" : ";") + k + "=" + num(v);
+    return text;
+}
+
+std::string lowerExtension(const std::string& path)
+{
+    std::string ext = std::filesystem::path(path).extension().string();
+    for (auto& c : ext)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return ext;
+}
+
+/// JSON has no NaN: non-finite numbers are written as strings and read back.
+nlohmann::ordered_json jnum(double v)
+{
+    if (std::isfinite(v))
+        return v;
+    return num(v);
+}
+
+double fromJnum(const nlohmann::ordered_json& j)
+{
+    if (j.is_number())
+        return j.get<double>();
+    if (j.is_string()) {
+        const auto s = j.get<std::string>();
+        if (s == "nan")
+            return std::nan("");
+        if (s == "inf")
+            return INFINITY;
+        if (s == "-inf")
+            return -INFINITY;
+    }
+    return 0.0;
+}
+
+constexpr std::size_t kMaxResultValuesInJson = 4096;
+} // namespace
+
+const std::vector<std::string>& csvColumns()
+{
+    static const std::vector<std::string> columns = {
+        "run_id",
+        "timestamp",
+        "workload",
+        "variant",
+        "variant_name",
+        "backend",
+        "outcome",
+        "dataset",
+        "dataset_hash",
+        "size",
+        "params",
+        "repetitions",
+        "median_ms",
+        "mean_ms",
+        "min_ms",
+        "max_ms",
+        "stdev_ms",
+        "noise_pct",
+        "transfer_ms",
+        "bytes",
+        "gb_per_s",
+        "flops",
+        "gflop_per_s",
+        "items",
+        "item_name",
+        "items_per_s",
+        "peak_kind",
+        "peak_value",
+        "pct_of_peak",
+        "delta_kind",
+        "delta_value",
+        "tolerance",
+        "delta_details",
+        "message",
+        "device_kind",
+        "device_index",
+        "device_name",
+        "sm_count",
+        "compute_capability",
+        "sm_clock_mhz",
+        "mem_clock_mhz",
+        "driver_version",
+        "runtime_version",
+        "ks_version",
+    };
+    return columns;
+}
+
+std::vector<std::string> csvRow(const Summary& s)
+{
+    const auto& d = s.device;
+    return {
+        s.runId,
+        s.timestamp,
+        s.workload,
+        s.variant,
+        s.variantName,
+        s.backend,
+        outcomeName(s.outcome),
+        s.datasetName,
+        s.datasetHash,
+        std::to_string(s.size),
+        s.params,
+        std::to_string(s.repetitions),
+        num(s.medianMs),
+        num(s.meanMs),
+        num(s.minMs),
+        num(s.maxMs),
+        num(s.stdevMs),
+        num(s.noisePct),
+        num(s.transferMs),
+        num(s.bytes),
+        num(s.gbPerS),
+        num(s.flops),
+        num(s.gflopPerS),
+        num(s.items),
+        s.itemName,
+        num(s.itemsPerS),
+        s.peakKind,
+        num(s.peakValue),
+        num(s.pctOfPeak),
+        s.delta.computed ? s.delta.kind : "",
+        s.delta.computed ? num(s.delta.value) : "",
+        s.delta.computed ? num(s.delta.tolerance) : "",
+        detailsText(s.delta),
+        s.message,
+        d.kind,
+        std::to_string(d.index),
+        d.name,
+        std::to_string(d.smCount),
+        d.kind == "cuda" ? std::to_string(d.ccMajor) + "." + std::to_string(d.ccMinor) : "",
+        std::to_string(d.smClockMHz),
+        std::to_string(d.memClockMHz),
+        d.driverVersion,
+        d.runtimeVersion,
+        s.version,
+    };
+}
+
+void writeCsv(const std::string& path, const std::vector<Summary>& summaries)
+{
+    std::ofstream out(path, std::ios::trunc);
+    if (!out)
+        throw std::runtime_error(path + ": cannot open for writing");
+    out << data::csvLine(csvColumns()) << '\n';
+    for (const auto& s : summaries)
+        out << data::csvLine(csvRow(s)) << '\n';
+    out.flush();
+    if (!out)
+        throw std::runtime_error(path + ": write failed (disk full?)");
+}
+
+CsvAppender::CsvAppender(const std::string& path)
+    : m_path(path)
+{
+    std::error_code ec;
+    const bool fresh = !std::filesystem::exists(path, ec) || std::filesystem::file_size(path, ec) == 0;
+    m_out.open(path, std::ios::app);
+    if (!m_out)
+        throw std::runtime_error(path + ": cannot open for writing");
+    if (fresh)
+        m_out << data::csvLine(csvColumns()) << '\n' << std::flush;
+}
+
+void CsvAppender::append(const Summary& summary)
+{
+    m_out << data::csvLine(csvRow(summary)) << '\n' << std::flush;
+    if (!m_out)
+        throw std::runtime_error(m_path + ": write failed (disk full?)");
+}
+
+nlohmann::ordered_json toJson(const Summary& s)
+{
+    nlohmann::ordered_json j;
+    const auto& columns = csvColumns();
+    const auto row = csvRow(s);
+    for (std::size_t i = 0; i < columns.size(); ++i)
+        j[columns[i]] = row[i];
+    // Numbers as numbers, not the CSV's text.
+    j["size"] = s.size;
+    j["repetitions"] = s.repetitions;
+    for (auto [key, value] :
+        {std::pair {"median_ms", s.medianMs}, {"mean_ms", s.meanMs}, {"min_ms", s.minMs}, {"max_ms", s.maxMs},
+            {"stdev_ms", s.stdevMs}, {"noise_pct", s.noisePct}, {"transfer_ms", s.transferMs}, {"bytes", s.bytes},
+            {"gb_per_s", s.gbPerS}, {"flops", s.flops}, {"gflop_per_s", s.gflopPerS}, {"items", s.items},
+            {"items_per_s", s.itemsPerS}, {"peak_value", s.peakValue}, {"pct_of_peak", s.pctOfPeak}})
+        j[key] = jnum(value);
+    j["delta_computed"] = s.delta.computed;
+    j["delta_value"] = jnum(s.delta.value);
+    j["tolerance"] = jnum(s.delta.tolerance);
+    nlohmann::ordered_json details = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : s.delta.details)
+        details[k] = jnum(v);
+    j["delta_details"] = details;
+    j["device_index"] = s.device.index;
+    j["sm_count"] = s.device.smCount;
+    j["sm_clock_mhz"] = s.device.smClockMHz;
+    j["mem_clock_mhz"] = s.device.memClockMHz;
+    j["device_uuid"] = s.device.uuid;
+    j["device_memory_bytes"] = s.device.totalMemory;
+    j["device_l2_bytes"] = s.device.l2Bytes;
+    nlohmann::ordered_json samples = nlohmann::ordered_json::array();
+    for (double v : s.samplesMs)
+        samples.push_back(jnum(v));
+    j["samples_ms"] = samples;
+    nlohmann::ordered_json metrics = nlohmann::ordered_json::array();
+    for (double v : s.sampleMetrics)
+        metrics.push_back(jnum(v));
+    j["sample_metrics"] = metrics;
+    if (s.result && s.result->values.size() + s.result->counts.size() <= kMaxResultValuesInJson) {
+        nlohmann::ordered_json r;
+        r["quantity"] = s.result->quantity;
+        r["labels"] = s.result->labels;
+        nlohmann::ordered_json values = nlohmann::ordered_json::array();
+        for (double v : s.result->values)
+            values.push_back(jnum(v));
+        r["values"] = values;
+        r["counts"] = s.result->counts;
+        j["result"] = r;
+    }
+    return j;
+}
+
+Summary summaryFromJson(const nlohmann::ordered_json& j)
+{
+    Summary s;
+    auto text = [&](const char* key) {
+        return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+    };
+    auto real = [&](const char* key) { return j.contains(key) ? fromJnum(j[key]) : 0.0; };
+    s.runId = text("run_id");
+    s.timestamp = text("timestamp");
+    s.workload = text("workload");
+    s.variant = text("variant");
+    s.variantName = text("variant_name");
+    s.backend = text("backend");
+    s.outcome = outcomeFromName(text("outcome"));
+    s.datasetName = text("dataset");
+    s.datasetHash = text("dataset_hash");
+    s.size = j.value("size", std::uint64_t(0));
+    s.params = text("params");
+    s.repetitions = j.value("repetitions", 0);
+    s.medianMs = real("median_ms");
+    s.meanMs = real("mean_ms");
+    s.minMs = real("min_ms");
+    s.maxMs = real("max_ms");
+    s.stdevMs = real("stdev_ms");
+    s.noisePct = real("noise_pct");
+    s.transferMs = real("transfer_ms");
+    s.bytes = real("bytes");
+    s.gbPerS = real("gb_per_s");
+    s.flops = real("flops");
+    s.gflopPerS = real("gflop_per_s");
+    s.items = real("items");
+    s.itemName = text("item_name");
+    s.itemsPerS = real("items_per_s");
+    s.peakKind = text("peak_kind");
+    s.peakValue = real("peak_value");
+    s.pctOfPeak = real("pct_of_peak");
+    s.delta.computed = j.value("delta_computed", false);
+    s.delta.kind = text("delta_kind");
+    s.delta.value = real("delta_value");
+    s.delta.tolerance = real("tolerance");
+    if (j.contains("delta_details") && j["delta_details"].is_object())
+        for (auto it = j["delta_details"].begin(); it != j["delta_details"].end(); ++it)
+            s.delta.details.emplace_back(it.key(), fromJnum(it.value()));
+    s.message = text("message");
+    s.device.kind = text("device_kind");
+    s.device.index = j.value("device_index", -1);
+    s.device.name = text("device_name");
+    s.device.smCount = j.value("sm_count", 0);
+    const std::string cc = text("compute_capability");
+    if (auto dot = cc.find('.'); dot != std::string::npos) {
+        s.device.ccMajor = std::atoi(cc.substr(0, dot).c_str());
+        s.device.ccMinor = std::atoi(cc.substr(dot + 1).c_str());
+    }
+    s.device.smClockMHz = j.value("sm_clock_mhz", 0);
+    s.device.memClockMHz = j.value("mem_clock_mhz", 0);
+    s.device.driverVersion = text("driver_version");
+    s.device.runtimeVersion = text("runtime_version");
+    s.device.uuid = text("device_uuid");
+    s.device.totalMemory = j.value("device_memory_bytes", std::uint64_t(0));
+    s.device.l2Bytes = j.value("device_l2_bytes", std::uint64_t(0));
+    s.version = text("ks_version");
+    if (j.contains("samples_ms"))
+        for (const auto& v : j["samples_ms"])
+            s.samplesMs.push_back(fromJnum(v));
+    if (j.contains("sample_metrics"))
+        for (const auto& v : j["sample_metrics"])
+            s.sampleMetrics.push_back(fromJnum(v));
+    if (j.contains("result") && j["result"].is_object()) {
+        auto r = std::make_shared<Result>();
+        const auto& jr = j["result"];
+        r->quantity = jr.value("quantity", std::string());
+        r->labels = jr.value("labels", std::vector<std::string>());
+        if (jr.contains("values"))
+            for (const auto& v : jr["values"])
+                r->values.push_back(fromJnum(v));
+        r->counts = jr.value("counts", std::vector<std::uint64_t>());
+        s.result = r;
+    }
+    return s;
+}
+
+void writeJson(const std::string& path, const std::vector<Summary>& summaries)
+{
+    nlohmann::ordered_json j;
+    j["kernelscope_version"] = version();
+    j["summaries"] = nlohmann::ordered_json::array();
+    for (const auto& s : summaries)
+        j["summaries"].push_back(toJson(s));
+    std::ofstream out(path, std::ios::trunc);
+    if (!out)
+        throw std::runtime_error(path + ": cannot open for writing");
+    out << j.dump(1) << '\n';
+    if (!out)
+        throw std::runtime_error(path + ": write failed (disk full?)");
+}
+
+std::vector<Summary> readJson(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw data::DatasetError(path, "", "cannot open");
+    nlohmann::ordered_json j;
+    try {
+        j = nlohmann::ordered_json::parse(in);
+    } catch (const nlohmann::ordered_json::parse_error& e) {
+        throw data::DatasetError(path, "byte " + std::to_string(e.byte), "not valid JSON");
+    }
+    if (!j.is_object() || !j.contains("summaries") || !j["summaries"].is_array())
+        throw data::DatasetError(path, "", "no \"summaries\" array: not a KernelScope results file");
+    std::vector<Summary> out;
+    std::size_t index = 0;
+    for (const auto& item : j["summaries"]) {
+        try {
+            out.push_back(summaryFromJson(item));
+        } catch (const std::exception& e) {
+            throw data::DatasetError(path, "summaries[" + std::to_string(index) + "]", e.what());
+        }
+        ++index;
+    }
+    return out;
+}
+
+void writeResultFile(const std::string& path, const Result& result)
+{
+    const std::string ext = lowerExtension(path);
+    if (ext == ".csv") {
+        std::ofstream out(path, std::ios::trunc);
+        if (!out)
+            throw std::runtime_error(path + ": cannot open for writing");
+        const bool labelled = !result.labels.empty() && result.labels.size() == result.values.size();
+        if (labelled) {
+            out << "quantity,value\n";
+            for (std::size_t i = 0; i < result.values.size(); ++i)
+                out << data::csvField(result.labels[i]) << ',' << num(result.values[i]) << '\n';
+        } else {
+            out << data::csvField(result.quantity.empty() ? "value" : result.quantity) << '\n';
+            char buffer[40];
+            for (double v : result.values) {
+                std::snprintf(buffer, sizeof buffer, "%.17g\n", v);
+                out << buffer;
+            }
+            for (auto c : result.counts)
+                out << c << '\n';
+        }
+        if (!out)
+            throw std::runtime_error(path + ": write failed (disk full?)");
+        return;
+    }
+    if (ext == ".h5" || ext == ".hdf5") {
+        auto file = data::h5::File::create(path);
+        if (!result.counts.empty()) {
+            file.writeUInt64s("/result", result.counts, {result.counts.size()}, true);
+        } else {
+            file.writeDoubles("/result", result.values, {result.values.size()}, true);
+        }
+        file.writeStringAttribute("/result", "quantity", result.quantity);
+        if (!result.labels.empty())
+            file.writeStrings("/labels", result.labels);
+        return;
+    }
+    throw std::runtime_error(path + ": unknown output format '" + ext + "' (use .csv, .h5 or .hdf5)");
+}
+
+} // namespace ks

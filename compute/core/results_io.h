@@ -1,0 +1,47 @@
+#pragma once
+
+#include "compute/core/result.h"
+#include "compute/core/summary.h"
+
+#include <fstream>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+namespace ks {
+
+/// The CSV schema: one row per Summary, columns in this order (documented in the README; append-only).
+const std::vector<std::string>& csvColumns();
+std::vector<std::string> csvRow(const Summary& summary);
+
+/// Writes a header and one row per summary. Throws std::runtime_error naming the file when it cannot be written.
+void writeCsv(const std::string& path, const std::vector<Summary>& summaries);
+
+/// Appends rows to a CSV file as they arrive, writing the header once; flushed after every row so a crash loses
+/// nothing already measured (the workspace autosave and the CLI's --csv use it).
+class CsvAppender {
+public:
+    explicit CsvAppender(const std::string& path);
+    void append(const Summary& summary);
+    const std::string& path() const { return m_path; }
+
+private:
+    std::string m_path;
+    std::ofstream m_out;
+};
+
+/// JSON: the CSV's fields under the same names and in the same order, plus delta details, every sample and small
+/// results.
+nlohmann::ordered_json toJson(const Summary& summary);
+Summary summaryFromJson(const nlohmann::ordered_json& json);
+/// {"kernelscope_version": ..., "summaries": [...]}
+void writeJson(const std::string& path, const std::vector<Summary>& summaries);
+/// Reads what writeJson wrote; throws data::DatasetError naming the file and the problem.
+std::vector<Summary> readJson(const std::string& path);
+
+/// Saves a computed result: ".csv" (labelled values as `quantity,value` rows, otherwise one value per row under a
+/// header naming the quantity) or ".h5"/".hdf5" (a dataset named `result`). Throws std::runtime_error for other
+/// extensions or write failures.
+void writeResultFile(const std::string& path, const Result& result);
+
+} // namespace ks

@@ -1,0 +1,215 @@
+#include "compute/core/runner.h"
+
+#include "compute/core/clock_format.h"
+#include "compute/core/errors.h"
+#include "compute/core/stats.h"
+#include "compute/core/version.h"
+#include "compute/device/device_info.h"
+#include "data/dataset_error.h"
+
+#include <cmath>
+#include <new>
+
+namespace ks {
+
+namespace {
+const DeviceInfo& cachedHostInfo()
+{
+    static const DeviceInfo info = device::hostInfo();
+    return info;
+}
+
+DeviceInfo deviceFor(Backend backend, int index)
+{
+    if (backend == Backend::Cpu)
+        return cachedHostInfo();
+    const auto devices = device::cudaDevices();
+    if (index >= 0 && index < static_cast<int>(devices.size()))
+        return devices[static_cast<std::size_t>(index)];
+    DeviceInfo none;
+    none.kind = "cuda";
+    none.index = index;
+    return none;
+}
+
+void fillTiming(Summary& s, const RunningStats& stats)
+{
+    s.repetitions = static_cast<int>(stats.count());
+    if (stats.count() == 0)
+        return;
+    s.medianMs = median(s.samplesMs);
+    s.meanMs = stats.mean();
+    s.minMs = stats.min();
+    s.maxMs = stats.max();
+    s.stdevMs = stats.stdev();
+    s.noisePct = stats.mean() > 0.0 ? 100.0 * stats.stdev() / stats.mean() : 0.0;
+}
+
+void fillRates(Summary& s, const Cost& cost, const std::optional<Ceilings>& ceilings)
+{
+    s.bytes = cost.bytes;
+    s.flops = cost.flops;
+    s.items = cost.items;
+    s.itemName = cost.itemName;
+    s.peakKind = roofName(cost.roof);
+    if (s.repetitions == 0 || s.medianMs <= 0.0)
+        return;
+    const double seconds = s.medianMs * 1e-3;
+    s.gbPerS = cost.bytes / seconds / 1e9;
+    s.gflopPerS = cost.flops / seconds / 1e9;
+    s.itemsPerS = cost.items / seconds;
+    if (ceilings) {
+        s.peakValue = ceilings->valueFor(cost.roof);
+        const bool bandwidth = cost.roof == Roof::ReadBandwidth || cost.roof == Roof::CopyBandwidth;
+        const double achieved = bandwidth ? s.gbPerS : s.gflopPerS;
+        s.pctOfPeak = s.peakValue > 0.0 ? 100.0 * achieved / s.peakValue : 0.0;
+    }
+}
+} // namespace
+
+CeilingsProvider calibratedCeilings()
+{
+    return [](Backend backend, int device) -> std::optional<Ceilings> {
+        try {
+            return backend == Backend::Cpu ? calibration::forHost() : calibration::forDevice(device);
+        } catch (const std::exception&) {
+            return std::nullopt;
+        }
+    };
+}
+
+Runner::Runner(const Clock& clock)
+    : m_clock(&clock)
+    , m_ceilings(calibratedCeilings())
+{
+}
+
+std::shared_ptr<const Result> Runner::computeReference(
+    const Workload& workload, const data::Dataset& dataset, const ParamSet& params) const
+{
+    RunContext context {0, m_clock};
+    auto prepared = workload.referenceVariant().prepare(dataset, params, context);
+    prepared->run();
+    return std::make_shared<const Result>(prepared->fetch());
+}
+
+Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_token stop) const
+{
+    const Workload& workload = *request.workload;
+    const Variant& variant = *request.variant;
+    const RunOptions& options = request.options;
+    const auto& meta = request.dataset.meta();
+
+    Summary s;
+    s.runId = request.runId;
+    s.workload = workload.id();
+    s.variant = variant.id;
+    s.variantName = variant.name;
+    s.backend = backendName(variant.backend);
+    s.datasetName = meta.name;
+    s.datasetHash = meta.contentHash;
+    s.size = meta.size;
+    s.params = request.params.toString();
+    s.version = version();
+    s.device = deviceFor(variant.backend, options.device);
+
+    RunningStats stats;
+    auto finish = [&](Outcome outcome, std::string message) {
+        fillTiming(s, stats);
+        if (s.repetitions > 0) {
+            try {
+                fillRates(s, workload.cost(request.dataset, request.params),
+                    m_ceilings ? m_ceilings(variant.backend, options.device) : std::nullopt);
+            } catch (const std::exception&) {
+                // A cost model that cannot evaluate leaves the rates at zero; the timings stand.
+            }
+        }
+        s.outcome = outcome;
+        s.message = std::move(message);
+        s.timestamp = utcTimestamp();
+        observer.onSummary(s);
+        return s;
+    };
+
+    if (const std::string reason = unavailableReason(variant); !reason.empty())
+        return finish(Outcome::Skipped, reason);
+
+    const std::string who = "variant " + variant.id + ": ";
+    try {
+        if (variant.backend != Backend::Cpu)
+            device::selectDevice(options.device);
+        const RunContext context {options.device, m_clock};
+        auto prepared = variant.prepare(request.dataset, request.params, context);
+        s.transferMs = prepared->transferMs();
+
+        const double started = m_clock->nowSeconds();
+        auto timeUp = [&] { return m_clock->nowSeconds() - started >= options.timeLimitS; };
+        RepTimer& timer = prepared->timer();
+
+        for (int w = 0; w < options.warmup && !stop.stop_requested() && !timeUp(); ++w) {
+            timer.start();
+            prepared->run();
+            timer.stop();
+            timer.elapsedMs();
+        }
+        bool cancelled = false;
+        while (true) {
+            if (stop.stop_requested()) {
+                cancelled = true;
+                break;
+            }
+            if (options.flushL2)
+                prepared->flushCaches();
+            timer.start();
+            prepared->run();
+            timer.stop();
+            const double ms = timer.elapsedMs();
+            stats.add(ms);
+            s.samplesMs.push_back(ms);
+            Sample sample {s.runId, s.workload, s.variant, s.size, static_cast<int>(stats.count()) - 1, ms, {}};
+            if (auto m = prepared->metric()) {
+                sample.metric = m;
+                s.sampleMetrics.push_back(*m);
+            }
+            observer.onSample(sample);
+
+            const auto n = static_cast<int>(stats.count());
+            if (n >= options.maxRepetitions)
+                break;
+            if (n >= options.minRepetitions && stats.relativeStandardError() <= options.noiseTarget)
+                break;
+            if (timeUp())
+                break;
+        }
+
+        std::string note = prepared->note();
+        if (stats.count() > 0) {
+            auto result = std::make_shared<const Result>(prepared->fetch());
+            s.result = result;
+            if (request.reference) {
+                s.delta = workload.compare(*result, *request.reference, request.dataset, request.params);
+                s.delta.computed = true;
+            }
+        }
+        if (cancelled)
+            return finish(Outcome::Cancelled, note.empty() ? "cancelled" : "cancelled; " + note);
+        if (s.delta.computed && !s.delta.withinTolerance())
+            return finish(Outcome::Incorrect, note);
+        return finish(Outcome::Passed, note);
+    } catch (const SkipRun& e) {
+        return finish(Outcome::Skipped, e.what());
+    } catch (const ComputeError& e) {
+        if (e.sticky())
+            device::markCudaUnusable(
+                "the CUDA context is unusable after " + who + e.what() + " (restart to use CUDA again)");
+        return finish(Outcome::Failed, who + e.what());
+    } catch (const data::DatasetError& e) {
+        return finish(Outcome::Failed, who + e.what());
+    } catch (const std::bad_alloc&) {
+        return finish(Outcome::Failed, who + "out of host memory");
+    } catch (const std::exception& e) {
+        return finish(Outcome::Failed, who + e.what());
+    }
+}
+
+} // namespace ks

@@ -1,0 +1,65 @@
+#pragma once
+
+#include "compute/core/observer.h"
+#include "compute/core/params.h"
+#include "compute/core/summary.h"
+#include "compute/core/timing.h"
+#include "compute/core/workload.h"
+#include "compute/device/calibration.h"
+#include "data/dataset.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <string>
+
+namespace ks {
+
+/// How a run is timed (NVBench's protocol): warm-ups, then repetitions until the relative standard error of the
+/// mean is under the noise target (after a minimum count), or the maximum count, or the time limit.
+struct RunOptions {
+    int warmup = 1;
+    int minRepetitions = 5;
+    int maxRepetitions = 500;
+    double noiseTarget = 0.005; ///< relative standard error of the mean (0.005 = 0.5%)
+    double timeLimitS = 5.0; ///< wall time per run, warm-ups included; at least one repetition always runs
+    bool flushL2 = true; ///< evict inputs from the caches before each repetition
+    int device = 0; ///< CUDA device ordinal
+};
+
+/// The calibrated ceilings for a backend and device, or nullopt when none can be had.
+using CeilingsProvider = std::function<std::optional<Ceilings>(Backend, int device)>;
+/// Measures (or reads from the cache) the host's or the device's ceilings.
+CeilingsProvider calibratedCeilings();
+
+struct RunRequest {
+    const Workload* workload = nullptr;
+    const Variant* variant = nullptr;
+    data::Dataset dataset;
+    ParamSet params;
+    RunOptions options;
+    std::shared_ptr<const Result> reference; ///< the oracle's result; no Delta without it
+    std::string runId;
+};
+
+/// Runs one variant on one dataset with the timing protocol, streams every Sample to the observer, and returns
+/// (and reports) the Summary. Never throws for a failing variant: the outcome says what happened, and what was
+/// measured before a failure or cancellation is kept.
+class Runner {
+public:
+    explicit Runner(const Clock& clock = steadyClock());
+    void setCeilingsProvider(CeilingsProvider provider) { m_ceilings = std::move(provider); }
+
+    Summary run(const RunRequest& request, RunObserver& observer, std::stop_token stop = {}) const;
+
+    /// The reference variant run once, untimed: what every variant is compared with.
+    std::shared_ptr<const Result> computeReference(
+        const Workload& workload, const data::Dataset& dataset, const ParamSet& params) const;
+
+private:
+    const Clock* m_clock;
+    CeilingsProvider m_ceilings;
+};
+
+} // namespace ks

@@ -1,0 +1,74 @@
+#pragma once
+
+#include "compute/core/result.h"
+#include "compute/device/device_info.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ks {
+
+/// One timed repetition, delivered to observers as it happens.
+struct Sample {
+    std::string runId;
+    std::string workload;
+    std::string variant;
+    std::uint64_t size = 0;
+    int repetition = 0; ///< 0-based, warm-ups excluded
+    double ms = 0.0;
+    std::optional<double> metric; ///< e.g. a training step's loss
+};
+
+enum class Outcome { Passed, Incorrect, Failed, Skipped, Cancelled };
+const char* outcomeName(Outcome outcome);
+Outcome outcomeFromName(const std::string& name);
+
+/// Everything known about one run of one variant on one dataset: one row of the results table and the CSV.
+struct Summary {
+    std::string runId;
+    std::string timestamp; ///< ISO 8601 UTC, when the run finished
+    std::string workload;
+    std::string variant;
+    std::string variantName;
+    std::string backend;
+    std::string datasetName;
+    std::string datasetHash;
+    std::uint64_t size = 0;
+    std::string params;
+    Outcome outcome = Outcome::Failed;
+    std::string message; ///< reason for skipped/failed, or the variant's note
+
+    int repetitions = 0;
+    double medianMs = 0.0;
+    double meanMs = 0.0;
+    double minMs = 0.0;
+    double maxMs = 0.0;
+    double stdevMs = 0.0;
+    double noisePct = 0.0; ///< relative standard deviation of the repetitions, in %
+    double transferMs = 0.0;
+
+    double bytes = 0.0;
+    double gbPerS = 0.0;
+    double flops = 0.0;
+    double gflopPerS = 0.0;
+    double items = 0.0;
+    std::string itemName;
+    double itemsPerS = 0.0;
+    std::string peakKind; ///< which calibrated ceiling pctOfPeak is against
+    double peakValue = 0.0; ///< that ceiling, in GB/s or GFLOP/s
+    double pctOfPeak = 0.0;
+
+    Delta delta;
+
+    DeviceInfo device; ///< the GPU for cuda/library variants; the host CPU for cpu variants
+    std::string version; ///< KernelScope version
+
+    std::vector<double> samplesMs;
+    std::vector<double> sampleMetrics;
+    std::shared_ptr<const Result> result; ///< the fetched result, for views and --output
+};
+
+} // namespace ks

@@ -1,0 +1,37 @@
+#pragma once
+
+#include "compute/core/observer.h"
+#include "compute/core/runner.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+namespace ks {
+
+/// A sweep over sizes and variants: what the CLI's `run` and the GUI's Run button both execute.
+struct SweepRequest {
+    const Workload* workload = nullptr;
+    std::vector<std::string> variantIds; ///< in order; empty means every variant
+    std::optional<data::Dataset> dataset; ///< a loaded dataset; without one the generator makes one per size
+    std::map<std::string, std::string> generator; ///< generator parameters (the size parameter is set per size)
+    std::vector<std::uint64_t> sizes; ///< empty: one size, the dataset's or the generator's own
+    std::map<std::string, std::string> params; ///< run parameters
+    RunOptions options;
+    std::string runIdPrefix; ///< empty: a session stamp
+};
+
+/// Checks everything a sweep needs before any work: the workload, variant ids, parameters, generator values and
+/// sizes. Throws ParameterError naming what is wrong.
+void validateSweep(const SweepRequest& request);
+
+/// Runs every (size, variant) pair in order. Per size: the dataset (generated or a subset), the reference once,
+/// then each variant. A failure at one size becomes failed rows, never an exception; cancellation stops after
+/// the current repetition and keeps every Summary so far. Throws ParameterError only for an invalid request.
+std::vector<Summary> runSweep(
+    const SweepRequest& request, const Runner& runner, RunObserver& observer, std::stop_token stop = {});
+
+} // namespace ks

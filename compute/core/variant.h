@@ -1,0 +1,76 @@
+#pragma once
+
+#include "compute/core/params.h"
+#include "compute/core/result.h"
+#include "compute/core/timing.h"
+#include "data/dataset.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace ks {
+
+enum class Backend { Cpu, Cuda, Library };
+const char* backendName(Backend backend);
+
+/// What prepare gets besides the dataset and parameters.
+struct RunContext {
+    int device = 0; ///< CUDA device ordinal (already selected on the calling thread)
+    const Clock* clock = nullptr; ///< for CPU timers; never null when the runner calls prepare
+};
+
+/// A variant prepared on one dataset: inputs uploaded, ready for repetitions. Owned by one thread.
+class PreparedRun {
+public:
+    PreparedRun() = default;
+    PreparedRun(const PreparedRun&) = delete;
+    PreparedRun& operator=(const PreparedRun&) = delete;
+    virtual ~PreparedRun() = default;
+
+    /// One repetition: CPU variants compute synchronously; GPU variants enqueue on their stream.
+    virtual void run() = 0;
+    /// The result of the last repetition, on the host.
+    virtual Result fetch() = 0;
+    /// The timer bracketing run(): a clock for CPU work, CUDA events for GPU work.
+    virtual RepTimer& timer() = 0;
+    /// Evicts the inputs from caches between repetitions (outside the timed region).
+    virtual void flushCaches() { }
+    /// Host-to-device upload time of prepare, reported apart from the kernel time.
+    virtual double transferMs() const { return 0.0; }
+    /// A value streamed with each repetition's Sample (a training step's loss); none by default.
+    virtual std::optional<double> metric() { return std::nullopt; }
+    /// Anything worth recording in the result row (library algorithm chosen, conversion time).
+    virtual std::string note() const { return {}; }
+};
+
+using PrepareFn = std::function<std::unique_ptr<PreparedRun>(const data::Dataset&, const ParamSet&, const RunContext&)>;
+
+/// A variant is a value: what it is, how it computes, and how to prepare it.
+struct Variant {
+    std::string id; ///< short and stable: "shared_tree"
+    std::string name; ///< human: "Shared-memory tree reduction"
+    std::string technique; ///< one line, in the seed's words
+    Backend backend = Backend::Cpu;
+    PrepareFn prepare; ///< empty when the variant was not built
+    std::string notBuiltReason; ///< "built without CUDA" when prepare is empty
+};
+
+/// A cpu variant.
+Variant cpuVariant(std::string id, std::string name, std::string technique, PrepareFn prepare);
+/// A cuda or library variant; `prepare` is empty in builds without CUDA (see KS_GPU_PREPARE).
+Variant gpuVariant(std::string id, std::string name, std::string technique, Backend backend, PrepareFn prepare);
+
+/// Empty when the variant can run here now; otherwise why not ("built without CUDA", "no CUDA device: …").
+std::string unavailableReason(const Variant& variant);
+
+} // namespace ks
+
+/// The prepare function of a cuda/library variant: the function itself with CUDA, empty without (its .cu file is
+/// not compiled then, so it must not be referenced).
+#if KS_HAVE_CUDA
+#define KS_GPU_PREPARE(fn) ::ks::PrepareFn(&(fn))
+#else
+#define KS_GPU_PREPARE(fn) ::ks::PrepareFn()
+#endif

@@ -1,0 +1,473 @@
+// Hand-written CUDA variants of linreg: the seed's kernels (global atomics, shared-memory tree with the final
+// sum on the CPU), its "future" warp shuffles, a fused single-pass grid reduction and a numerically stable
+// shifted-sums variant merged with Chan's formula.
+#include "compute/workloads/linreg/linreg_device.cuh"
+
+namespace ks::linreg::gpu {
+
+// ---------------------------------------------------------------------------------------------------------------
+// Shared by several variants.
+
+namespace {
+__global__ void fitFromSumsKernel(const Sums4* sums, double n, double* out)
+{
+    const Fit fit = fitFromSums(n, sums->x, sums->y, sums->xx, sums->xy);
+    out[0] = fit.slope;
+    out[1] = fit.intercept;
+}
+} // namespace
+
+void launchFitFromSums(const Sums4* sums, std::size_t n, double* out, cudaStream_t stream)
+{
+    fitFromSumsKernel<<<1, 1, 0, stream>>>(sums, static_cast<double>(n), out);
+    KS_CUDA_CHECK_LAUNCH("fitFromSumsKernel");
+}
+
+namespace {
+
+// -----------------------------------------------------------------------------------------------------------
+// atomic_global: the seed's "previous approach" — every element added atomically into four global counters.
+
+struct AtomicPolicy {
+    static constexpr int kThreads = 256;
+    static constexpr int kBlocksPerSm = 8;
+};
+
+template <class T>
+__device__ void atomicAccumulate(const T* __restrict__ x, const T* __restrict__ y, std::size_t n, Sums4* sums)
+{
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+        const double xi = x[i];
+        const double yi = y[i];
+        atomicAdd(&sums->x, xi);
+        atomicAdd(&sums->y, yi);
+        atomicAdd(&sums->xx, xi * xi);
+        atomicAdd(&sums->xy, xi * yi);
+    }
+}
+
+template <class T>
+__global__ void __launch_bounds__(AtomicPolicy::kThreads)
+    atomicGlobalKernel(const T* __restrict__ x, const T* __restrict__ y, std::size_t n, Sums4* sums)
+{
+    atomicAccumulate(x, y, n, sums);
+}
+
+template <class T> class AtomicGlobalRun final : public DeviceSeriesRun<T> {
+public:
+    explicit AtomicGlobalRun(const data::Series2D& series)
+        : DeviceSeriesRun<T>(series, sizeof(Sums4))
+        , m_sums(1)
+        , m_blocks(gridFor(this->m_n, AtomicPolicy::kThreads, AtomicPolicy::kBlocksPerSm, 1))
+    {
+    }
+    void run() override
+    {
+        m_sums.fillBytesAsync(0, this->stream());
+        atomicGlobalKernel<T><<<m_blocks, AtomicPolicy::kThreads, 0, this->stream()>>>(
+            this->m_x.data(), this->m_y.data(), this->m_n, m_sums.data());
+        KS_CUDA_CHECK_LAUNCH("atomicGlobalKernel");
+        launchFitFromSums(m_sums.data(), this->m_n, this->m_out.data(), this->stream());
+    }
+
+private:
+    device::DeviceBuffer<Sums4> m_sums;
+    int m_blocks;
+};
+
+// -----------------------------------------------------------------------------------------------------------
+// shared_tree: the seed's implementation — grid-stride private sums, a shared-memory tree per block, block
+// partials copied back and summed on the CPU.
+
+struct SharedTreePolicy {
+    static constexpr int kThreads = 256; // a power of two: the tree halves it
+    static constexpr int kBlocksPerSm = 4;
+};
+
+template <class T> __device__ Sums4 gridStrideSums(const T* __restrict__ x, const T* __restrict__ y, std::size_t n)
+{
+    Sums4 s {0, 0, 0, 0};
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+        accumulate(s, x[i], y[i]);
+    return s;
+}
+
+/// The seed's tree: four shared arrays halved until element 0 holds the block's sums.
+__device__ Sums4 sharedTreeReduce(Sums4 s)
+{
+    __shared__ double sx[SharedTreePolicy::kThreads];
+    __shared__ double sy[SharedTreePolicy::kThreads];
+    __shared__ double sxx[SharedTreePolicy::kThreads];
+    __shared__ double sxy[SharedTreePolicy::kThreads];
+    const unsigned tid = threadIdx.x;
+    sx[tid] = s.x;
+    sy[tid] = s.y;
+    sxx[tid] = s.xx;
+    sxy[tid] = s.xy;
+    __syncthreads();
+    for (unsigned half = blockDim.x / 2; half > 0; half >>= 1) {
+        if (tid < half) {
+            sx[tid] += sx[tid + half];
+            sy[tid] += sy[tid + half];
+            sxx[tid] += sxx[tid + half];
+            sxy[tid] += sxy[tid + half];
+        }
+        __syncthreads();
+    }
+    return {sx[0], sy[0], sxx[0], sxy[0]};
+}
+
+template <class T>
+__global__ void __launch_bounds__(SharedTreePolicy::kThreads)
+    sharedTreeKernel(const T* __restrict__ x, const T* __restrict__ y, std::size_t n, Sums4* partials)
+{
+    const Sums4 block = sharedTreeReduce(gridStrideSums(x, y, n));
+    if (threadIdx.x == 0)
+        partials[blockIdx.x] = block;
+}
+
+template <class T> class SharedTreeRun final : public DeviceSeriesRun<T> {
+public:
+    explicit SharedTreeRun(const data::Series2D& series)
+        : DeviceSeriesRun<T>(series, 0)
+        , m_blocks(gridFor(this->m_n, SharedTreePolicy::kThreads, SharedTreePolicy::kBlocksPerSm, 1))
+        , m_partials(static_cast<std::size_t>(m_blocks))
+        , m_partialsHost(static_cast<std::size_t>(m_blocks))
+    {
+        m_partials.fillBytesAsync(0xff, this->stream());
+    }
+    /// Timed as a whole: the stop event is recorded after the host has summed the partials.
+    void run() override
+    {
+        sharedTreeKernel<T><<<m_blocks, SharedTreePolicy::kThreads, 0, this->stream()>>>(
+            this->m_x.data(), this->m_y.data(), this->m_n, m_partials.data());
+        KS_CUDA_CHECK_LAUNCH("sharedTreeKernel");
+        KS_CUDA_CHECK(cudaMemcpyAsync(
+            m_partialsHost.data(), m_partials.data(), m_partials.bytes(), cudaMemcpyDeviceToHost, this->stream()));
+        KS_CUDA_CHECK(cudaStreamSynchronize(this->stream()));
+        Sums4 total {0, 0, 0, 0};
+        for (int b = 0; b < m_blocks; ++b)
+            total = total + m_partialsHost[static_cast<std::size_t>(b)];
+        m_fit = fitFromSums(static_cast<double>(this->m_n), total.x, total.y, total.xx, total.xy);
+    }
+    Result fetch() override { return makeResult(m_fit); }
+
+private:
+    int m_blocks;
+    device::DeviceBuffer<Sums4> m_partials;
+    device::PinnedBuffer<Sums4> m_partialsHost;
+    Fit m_fit {std::nan(""), std::nan("")};
+};
+
+// -----------------------------------------------------------------------------------------------------------
+// warp_shuffle: the seed's "future" — 16-byte loads, warp shuffles instead of the shared tree, block partials
+// reduced on the device by a second, single-block kernel.
+
+struct WarpShufflePolicy {
+    static constexpr int kThreads = 256;
+    static constexpr int kBlocksPerSm = 4;
+    static constexpr int kUnroll = 4;
+    static constexpr int kFinalThreads = 1024;
+};
+
+template <class T> __device__ Sums4 vectorisedSums(const T* __restrict__ x, const T* __restrict__ y, std::size_t n)
+{
+    Sums4 s {0, 0, 0, 0};
+    forEachPoint<T, WarpShufflePolicy::kUnroll>(x, y, n, [&](double xi, double yi) { accumulate(s, xi, yi); });
+    return s;
+}
+
+template <class T>
+__global__ void __launch_bounds__(WarpShufflePolicy::kThreads)
+    warpShuffleKernel(const T* __restrict__ x, const T* __restrict__ y, std::size_t n, Sums4* partials)
+{
+    __shared__ Sums4 scratch[32];
+    const Sums4 block = blockReduce(vectorisedSums(x, y, n), scratch);
+    if (threadIdx.x == 0)
+        partials[blockIdx.x] = block;
+}
+
+__global__ void __launch_bounds__(WarpShufflePolicy::kFinalThreads)
+    finishPartialsKernel(const Sums4* partials, int count, double n, double* out)
+{
+    __shared__ Sums4 scratch[32];
+    Sums4 s {0, 0, 0, 0};
+    for (int i = threadIdx.x; i < count; i += blockDim.x)
+        s = s + partials[i];
+    s = blockReduce(s, scratch);
+    if (threadIdx.x == 0) {
+        const Fit fit = fitFromSums(n, s.x, s.y, s.xx, s.xy);
+        out[0] = fit.slope;
+        out[1] = fit.intercept;
+    }
+}
+
+template <class T> class WarpShuffleRun final : public DeviceSeriesRun<T> {
+public:
+    explicit WarpShuffleRun(const data::Series2D& series)
+        : DeviceSeriesRun<T>(series, 0)
+        , m_blocks(gridFor(this->m_n, WarpShufflePolicy::kThreads, WarpShufflePolicy::kBlocksPerSm,
+              Vec<T>::kWidth * WarpShufflePolicy::kUnroll))
+        , m_partials(static_cast<std::size_t>(m_blocks))
+    {
+        m_partials.fillBytesAsync(0xff, this->stream());
+    }
+    void run() override
+    {
+        warpShuffleKernel<T><<<m_blocks, WarpShufflePolicy::kThreads, 0, this->stream()>>>(
+            this->m_x.data(), this->m_y.data(), this->m_n, m_partials.data());
+        KS_CUDA_CHECK_LAUNCH("warpShuffleKernel");
+        finishPartialsKernel<<<1, WarpShufflePolicy::kFinalThreads, 0, this->stream()>>>(
+            m_partials.data(), m_blocks, static_cast<double>(this->m_n), this->m_out.data());
+        KS_CUDA_CHECK_LAUNCH("finishPartialsKernel");
+    }
+
+private:
+    int m_blocks;
+    device::DeviceBuffer<Sums4> m_partials;
+};
+
+// -----------------------------------------------------------------------------------------------------------
+// fused_grid: one launch. Each block reduces its share with warp shuffles and writes a partial; the last
+// block to finish (a fenced atomic ticket, as in the CUDA threadFenceReduction sample) sums the partials in
+// index order — deterministic — fits, and re-arms the ticket for the next launch.
+
+struct FusedGridPolicy {
+    static constexpr int kThreads = 512;
+    static constexpr int kBlocksPerSm = 2;
+    static constexpr int kUnroll = 4;
+};
+
+/// True in every thread of the block that finished last; its partial is already stored.
+__device__ bool arriveLast(unsigned int* ticket)
+{
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        __threadfence(); // publish this block's partial before taking a ticket
+        last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    return last;
+}
+
+template <class T>
+__global__ void __launch_bounds__(FusedGridPolicy::kThreads) fusedGridKernel(
+    const T* __restrict__ x, const T* __restrict__ y, std::size_t n, Sums4* partials, unsigned int* ticket, double* out)
+{
+    __shared__ Sums4 scratch[32];
+    Sums4 s {0, 0, 0, 0};
+    forEachPoint<T, FusedGridPolicy::kUnroll>(x, y, n, [&](double xi, double yi) { accumulate(s, xi, yi); });
+    s = blockReduce(s, scratch);
+    if (threadIdx.x == 0)
+        partials[blockIdx.x] = s;
+    if (!arriveLast(ticket))
+        return;
+    Sums4 total {0, 0, 0, 0};
+    for (unsigned i = threadIdx.x; i < gridDim.x; i += blockDim.x)
+        total = total + loadCoherent(&partials[i]);
+    total = blockReduce(total, scratch);
+    if (threadIdx.x == 0) {
+        const Fit fit = fitFromSums(static_cast<double>(n), total.x, total.y, total.xx, total.xy);
+        out[0] = fit.slope;
+        out[1] = fit.intercept;
+        *ticket = 0;
+    }
+}
+
+template <class T> class FusedGridRun final : public DeviceSeriesRun<T> {
+public:
+    explicit FusedGridRun(const data::Series2D& series)
+        : DeviceSeriesRun<T>(series, 0)
+        , m_blocks(gridFor(this->m_n, FusedGridPolicy::kThreads, FusedGridPolicy::kBlocksPerSm,
+              Vec<T>::kWidth * FusedGridPolicy::kUnroll))
+        , m_partials(static_cast<std::size_t>(m_blocks))
+        , m_ticket(1)
+    {
+        m_partials.fillBytesAsync(0xff, this->stream());
+        m_ticket.fillBytesAsync(0, this->stream());
+    }
+    void run() override
+    {
+        fusedGridKernel<T><<<m_blocks, FusedGridPolicy::kThreads, 0, this->stream()>>>(
+            this->m_x.data(), this->m_y.data(), this->m_n, m_partials.data(), m_ticket.data(), this->m_out.data());
+        KS_CUDA_CHECK_LAUNCH("fusedGridKernel");
+    }
+
+private:
+    int m_blocks;
+    device::DeviceBuffer<Sums4> m_partials;
+    device::DeviceBuffer<unsigned int> m_ticket;
+};
+
+// -----------------------------------------------------------------------------------------------------------
+// chan_stable: each thread sums (x − Kx, y − Ky) around its own first point K, turns the sums into centered
+// moments, and moments are merged pairwise (Chan, Golub & LeVeque 1979) through warps, blocks and the grid.
+// Large common offsets never enter a square, so the slope keeps its digits where the four-sums formula
+// cancels them away.
+
+struct ChanPolicy {
+    static constexpr int kThreads = 256;
+    static constexpr int kBlocksPerSm = 4;
+    static constexpr int kUnroll = 4;
+};
+
+/// Count, means and centered second moments of a set of points.
+struct Moments {
+    double n, meanX, meanY, m2x, cxy;
+};
+
+__device__ inline Moments merge(const Moments& a, const Moments& b)
+{
+    if (b.n == 0.0)
+        return a;
+    if (a.n == 0.0)
+        return b;
+    const double n = a.n + b.n;
+    const double dx = b.meanX - a.meanX;
+    const double dy = b.meanY - a.meanY;
+    const double weight = a.n * b.n / n;
+    return {n, a.meanX + dx * (b.n / n), a.meanY + dy * (b.n / n), a.m2x + b.m2x + dx * dx * weight,
+        a.cxy + b.cxy + dx * dy * weight};
+}
+
+__device__ inline Moments shuffleDown(const Moments& m, int offset)
+{
+    return {__shfl_down_sync(kFullMask, m.n, offset), __shfl_down_sync(kFullMask, m.meanX, offset),
+        __shfl_down_sync(kFullMask, m.meanY, offset), __shfl_down_sync(kFullMask, m.m2x, offset),
+        __shfl_down_sync(kFullMask, m.cxy, offset)};
+}
+
+__device__ Moments warpMerge(Moments m)
+{
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1)
+        m = merge(m, shuffleDown(m, offset));
+    return m;
+}
+
+/// Valid in thread 0.
+__device__ Moments blockMerge(Moments m, Moments* scratch)
+{
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    m = warpMerge(m);
+    __syncthreads();
+    if (lane == 0)
+        scratch[warp] = m;
+    __syncthreads();
+    const int warps = (blockDim.x + 31) >> 5;
+    if (warp == 0) {
+        m = lane < warps ? scratch[lane] : Moments {0, 0, 0, 0, 0};
+        m = warpMerge(m);
+    }
+    return m;
+}
+
+/// This thread's moments from sums shifted by its first point.
+template <class T> __device__ Moments threadMoments(const T* __restrict__ x, const T* __restrict__ y, std::size_t n)
+{
+    constexpr int kWidth = Vec<T>::kWidth;
+    const std::size_t tid = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const std::size_t first = tid * kWidth < (n / kWidth) * kWidth ? tid * kWidth : (n / kWidth) * kWidth + tid;
+    if (first >= n)
+        return {0, 0, 0, 0, 0};
+    const double kx = x[first];
+    const double ky = y[first];
+    double count = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    forEachPoint<T, ChanPolicy::kUnroll>(x, y, n, [&](double xi, double yi) {
+        const double dx = xi - kx;
+        const double dy = yi - ky;
+        count += 1.0;
+        sx += dx;
+        sy += dy;
+        sxx = fma(dx, dx, sxx);
+        sxy = fma(dx, dy, sxy);
+    });
+    return {count, kx + sx / count, ky + sy / count, sxx - sx * (sx / count), sxy - sx * (sy / count)};
+}
+
+__device__ inline Moments loadCoherent(const Moments* p)
+{
+    return {__ldcg(&p->n), __ldcg(&p->meanX), __ldcg(&p->meanY), __ldcg(&p->m2x), __ldcg(&p->cxy)};
+}
+
+template <class T>
+__global__ void __launch_bounds__(ChanPolicy::kThreads) chanStableKernel(const T* __restrict__ x,
+    const T* __restrict__ y, std::size_t n, Moments* partials, unsigned int* ticket, double* out)
+{
+    __shared__ Moments scratch[32];
+    Moments m = blockMerge(threadMoments(x, y, n), scratch);
+    if (threadIdx.x == 0)
+        partials[blockIdx.x] = m;
+    if (!arriveLast(ticket))
+        return;
+    Moments total {0, 0, 0, 0, 0};
+    for (unsigned i = threadIdx.x; i < gridDim.x; i += blockDim.x)
+        total = merge(total, loadCoherent(&partials[i]));
+    total = blockMerge(total, scratch);
+    if (threadIdx.x == 0) {
+        const Fit fit = fitFromMoments(total.meanX, total.meanY, total.m2x, total.cxy);
+        out[0] = fit.slope;
+        out[1] = fit.intercept;
+        *ticket = 0;
+    }
+}
+
+template <class T> class ChanStableRun final : public DeviceSeriesRun<T> {
+public:
+    explicit ChanStableRun(const data::Series2D& series)
+        : DeviceSeriesRun<T>(series, 0)
+        , m_blocks(
+              gridFor(this->m_n, ChanPolicy::kThreads, ChanPolicy::kBlocksPerSm, Vec<T>::kWidth * ChanPolicy::kUnroll))
+        , m_partials(static_cast<std::size_t>(m_blocks))
+        , m_ticket(1)
+    {
+        m_partials.fillBytesAsync(0xff, this->stream());
+        m_ticket.fillBytesAsync(0, this->stream());
+    }
+    void run() override
+    {
+        chanStableKernel<T><<<m_blocks, ChanPolicy::kThreads, 0, this->stream()>>>(
+            this->m_x.data(), this->m_y.data(), this->m_n, m_partials.data(), m_ticket.data(), this->m_out.data());
+        KS_CUDA_CHECK_LAUNCH("chanStableKernel");
+    }
+
+private:
+    int m_blocks;
+    device::DeviceBuffer<Moments> m_partials;
+    device::DeviceBuffer<unsigned int> m_ticket;
+};
+
+} // namespace
+} // namespace ks::linreg::gpu
+
+namespace ks::linreg {
+
+std::unique_ptr<PreparedRun> prepareAtomicGlobal(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    return gpu::makeRun<gpu::AtomicGlobalRun>(d, p);
+}
+
+std::unique_ptr<PreparedRun> prepareSharedTree(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    return gpu::makeRun<gpu::SharedTreeRun>(d, p);
+}
+
+std::unique_ptr<PreparedRun> prepareWarpShuffle(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    return gpu::makeRun<gpu::WarpShuffleRun>(d, p);
+}
+
+std::unique_ptr<PreparedRun> prepareFusedGrid(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    return gpu::makeRun<gpu::FusedGridRun>(d, p);
+}
+
+std::unique_ptr<PreparedRun> prepareChanStable(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    return gpu::makeRun<gpu::ChanStableRun>(d, p);
+}
+
+} // namespace ks::linreg

@@ -1,0 +1,616 @@
+#include "data/hdf5_file.h"
+
+#include "data/dataset_error.h"
+#include "data/host_memory.h"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <hdf5.h>
+#include <mutex>
+
+namespace ks::data::h5 {
+
+namespace {
+std::recursive_mutex& libraryMutex()
+{
+    static std::recursive_mutex mutex;
+    return mutex;
+}
+
+/// Holds the library lock and keeps HDF5 from printing its error stack to stderr.
+class LibraryLock {
+public:
+    LibraryLock()
+        : m_lock(libraryMutex())
+    {
+        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    }
+
+private:
+    std::unique_lock<std::recursive_mutex> m_lock;
+};
+
+herr_t collectError(unsigned depth, const H5E_error2_t* error, void* data)
+{
+    auto* text = static_cast<std::string*>(data);
+    if (depth > 3 || !error->desc || !*error->desc)
+        return 0;
+    if (!text->empty())
+        *text += "; ";
+    *text += error->desc;
+    return 0;
+}
+
+/// HDF5's error stack, innermost first, as one line (empty when HDF5 recorded nothing).
+std::string errorStack()
+{
+    std::string text;
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, collectError, &text);
+    H5Eclear2(H5E_DEFAULT);
+    return text;
+}
+
+/// RAII owner of an HDF5 identifier with the matching close function.
+class Id {
+public:
+    Id() = default;
+    Id(hid_t id, herr_t (*close)(hid_t))
+        : m_id(id)
+        , m_close(close)
+    {
+    }
+    Id(Id&& o) noexcept
+        : m_id(o.m_id)
+        , m_close(o.m_close)
+    {
+        o.m_id = H5I_INVALID_HID;
+    }
+    Id& operator=(Id&& o) noexcept
+    {
+        std::swap(m_id, o.m_id);
+        std::swap(m_close, o.m_close);
+        return *this;
+    }
+    Id(const Id&) = delete;
+    Id& operator=(const Id&) = delete;
+    ~Id()
+    {
+        if (m_id >= 0 && m_close)
+            m_close(m_id);
+    }
+    hid_t get() const { return m_id; }
+    bool valid() const { return m_id >= 0; }
+
+private:
+    hid_t m_id = H5I_INVALID_HID;
+    herr_t (*m_close)(hid_t) = nullptr;
+};
+
+std::string typeName(hid_t type)
+{
+    const H5T_class_t cls = H5Tget_class(type);
+    const std::size_t size = H5Tget_size(type);
+    switch (cls) {
+    case H5T_FLOAT:
+        return "float" + std::to_string(size * 8);
+    case H5T_INTEGER:
+        return std::string(H5Tget_sign(type) == H5T_SGN_NONE ? "uint" : "int") + std::to_string(size * 8);
+    case H5T_STRING:
+        return "string";
+    case H5T_COMPOUND:
+        return "compound";
+    case H5T_ENUM:
+        return "enum";
+    case H5T_ARRAY:
+        return "array";
+    case H5T_BITFIELD:
+        return "bitfield";
+    case H5T_OPAQUE:
+        return "opaque";
+    case H5T_REFERENCE:
+        return "reference";
+    case H5T_VLEN:
+        return "variable-length";
+    default:
+        return "unknown";
+    }
+}
+
+struct FilterInfo {
+    std::string description;
+    bool available = true;
+    std::string name;
+    int id = 0;
+};
+
+std::vector<FilterInfo> filtersOf(hid_t dataset)
+{
+    std::vector<FilterInfo> result;
+    Id plist(H5Dget_create_plist(dataset), H5Pclose);
+    if (!plist.valid())
+        return result;
+    const int count = H5Pget_nfilters(plist.get());
+    for (int i = 0; i < count; ++i) {
+        unsigned flags = 0;
+        std::size_t nelmts = 0;
+        char name[128] = {0};
+        unsigned config = 0;
+        const H5Z_filter_t id = H5Pget_filter2(
+            plist.get(), static_cast<unsigned>(i), &flags, &nelmts, nullptr, sizeof name, name, &config);
+        FilterInfo info;
+        info.id = id;
+        switch (id) {
+        case H5Z_FILTER_DEFLATE:
+            info.name = "gzip";
+            break;
+        case H5Z_FILTER_SHUFFLE:
+            info.name = "shuffle";
+            break;
+        case H5Z_FILTER_FLETCHER32:
+            info.name = "fletcher32";
+            break;
+        case H5Z_FILTER_SZIP:
+            info.name = "szip";
+            break;
+        case H5Z_FILTER_NBIT:
+            info.name = "nbit";
+            break;
+        case H5Z_FILTER_SCALEOFFSET:
+            info.name = "scaleoffset";
+            break;
+        case 32000:
+            info.name = "lzf";
+            break;
+        case 32001:
+            info.name = "blosc";
+            break;
+        case 32004:
+            info.name = "lz4";
+            break;
+        case 32008:
+            info.name = "bitshuffle";
+            break;
+        case 32015:
+            info.name = "zstd";
+            break;
+        default:
+            info.name = name[0] ? name : "unknown";
+        }
+        info.available = id >= 0 && H5Zfilter_avail(id) > 0;
+        info.description = info.name + " (" + std::to_string(id) + (info.available ? ")" : ", not available)");
+        H5Eclear2(H5E_DEFAULT);
+        result.push_back(std::move(info));
+    }
+    return result;
+}
+
+herr_t visitObject(hid_t, const char* name, const H5O_info_t* info, void* data)
+{
+    auto* out = static_cast<std::vector<std::pair<std::string, H5O_type_t>>*>(data);
+    std::string path("/");
+    if (std::strcmp(name, ".") != 0)
+        path.append(name);
+    out->emplace_back(std::move(path), info->type);
+    return 0;
+}
+} // namespace
+
+std::uint64_t DatasetInfo::elementCount() const
+{
+    std::uint64_t count = 1;
+    for (auto d : dims) {
+        if (d != 0 && count > UINT64_MAX / d)
+            return UINT64_MAX;
+        count *= d;
+    }
+    return count;
+}
+
+bool looksLikeHdf5(const std::string& path)
+{
+    static const unsigned char kSignature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return false;
+    for (std::streamoff offset = 0; offset <= 8192; offset = offset == 0 ? 512 : offset * 2) {
+        in.clear();
+        in.seekg(offset);
+        unsigned char buffer[8] = {0};
+        in.read(reinterpret_cast<char*>(buffer), 8);
+        if (in.gcount() != 8)
+            return false;
+        if (std::memcmp(buffer, kSignature, 8) == 0)
+            return true;
+    }
+    return false;
+}
+
+File::File(std::string path, std::int64_t id)
+    : m_path(std::move(path))
+    , m_id(id)
+{
+}
+
+File::File(File&& other) noexcept
+    : m_path(std::move(other.m_path))
+    , m_id(other.m_id)
+{
+    other.m_id = -1;
+}
+
+File& File::operator=(File&& other) noexcept
+{
+    std::swap(m_path, other.m_path);
+    std::swap(m_id, other.m_id);
+    return *this;
+}
+
+File::~File()
+{
+    if (m_id >= 0) {
+        LibraryLock lock;
+        H5Fclose(m_id);
+    }
+}
+
+void File::fail(const std::string& place, const std::string& problem) const
+{
+    throw DatasetError(m_path, place, problem);
+}
+
+File File::open(const std::string& path)
+{
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+        throw DatasetError(path, "", "no such file");
+    LibraryLock lock;
+    if (H5Fis_hdf5(path.c_str()) <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        throw DatasetError(path, "", "not an HDF5 file (no HDF5 signature)");
+    }
+    const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (id < 0)
+        throw DatasetError(path, "", "cannot open as HDF5: " + errorStack());
+    return File(path, id);
+}
+
+File File::create(const std::string& path)
+{
+    LibraryLock lock;
+    const hid_t id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (id < 0)
+        throw DatasetError(path, "", "cannot create HDF5 file: " + errorStack());
+    return File(path, id);
+}
+
+std::vector<std::string> File::groups() const
+{
+    LibraryLock lock;
+    std::vector<std::pair<std::string, H5O_type_t>> objects;
+    if (H5Ovisit(m_id, H5_INDEX_NAME, H5_ITER_INC, visitObject, &objects) < 0)
+        fail("", "cannot list the file's contents: " + errorStack());
+    std::vector<std::string> result;
+    for (auto& [path, type] : objects)
+        if (type == H5O_TYPE_GROUP)
+            result.push_back(path);
+    return result;
+}
+
+std::vector<DatasetInfo> File::datasets() const
+{
+    LibraryLock lock;
+    std::vector<std::pair<std::string, H5O_type_t>> objects;
+    if (H5Ovisit(m_id, H5_INDEX_NAME, H5_ITER_INC, visitObject, &objects) < 0)
+        fail("", "cannot list the file's contents: " + errorStack());
+    std::vector<DatasetInfo> result;
+    for (auto& [path, type] : objects)
+        if (type == H5O_TYPE_DATASET)
+            result.push_back(info(path));
+    return result;
+}
+
+bool File::hasDataset(const std::string& path) const
+{
+    LibraryLock lock;
+    if (path.empty() || path == "/")
+        return false;
+    // Check each link on the way so a missing parent group is not an error.
+    std::size_t pos = 1;
+    while (true) {
+        const std::size_t next = path.find('/', pos);
+        const std::string prefix = path.substr(0, next);
+        if (H5Lexists(m_id, prefix.c_str(), H5P_DEFAULT) <= 0) {
+            H5Eclear2(H5E_DEFAULT);
+            return false;
+        }
+        if (next == std::string::npos)
+            break;
+        pos = next + 1;
+    }
+    H5O_info_t objectInfo;
+    if (H5Oget_info_by_name(m_id, path.c_str(), &objectInfo, H5P_DEFAULT) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return false;
+    }
+    return objectInfo.type == H5O_TYPE_DATASET;
+}
+
+bool File::hasGroup(const std::string& path) const
+{
+    LibraryLock lock;
+    if (path == "/")
+        return true;
+    std::size_t pos = 1;
+    while (true) {
+        const std::size_t next = path.find('/', pos);
+        const std::string prefix = path.substr(0, next);
+        if (H5Lexists(m_id, prefix.c_str(), H5P_DEFAULT) <= 0) {
+            H5Eclear2(H5E_DEFAULT);
+            return false;
+        }
+        if (next == std::string::npos)
+            break;
+        pos = next + 1;
+    }
+    H5O_info_t objectInfo;
+    if (H5Oget_info_by_name(m_id, path.c_str(), &objectInfo, H5P_DEFAULT) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return false;
+    }
+    return objectInfo.type == H5O_TYPE_GROUP;
+}
+
+DatasetInfo File::info(const std::string& path) const
+{
+    LibraryLock lock;
+    if (!hasDataset(path))
+        fail("dataset " + path, "no such dataset in the file");
+    Id dataset(H5Dopen2(m_id, path.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!dataset.valid())
+        fail("dataset " + path, "cannot open: " + errorStack());
+    Id type(H5Dget_type(dataset.get()), H5Tclose);
+    Id space(H5Dget_space(dataset.get()), H5Sclose);
+    if (!type.valid() || !space.valid())
+        fail("dataset " + path, "cannot read its type or shape: " + errorStack());
+    DatasetInfo result;
+    result.path = path;
+    result.type = typeName(type.get());
+    result.isFloat = H5Tget_class(type.get()) == H5T_FLOAT;
+    result.isInteger = H5Tget_class(type.get()) == H5T_INTEGER;
+    const int rank = H5Sget_simple_extent_ndims(space.get());
+    if (rank < 0)
+        fail("dataset " + path, "cannot read its shape: " + errorStack());
+    std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+    if (rank > 0)
+        H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+    result.dims.assign(dims.begin(), dims.end());
+    Id plist(H5Dget_create_plist(dataset.get()), H5Pclose);
+    result.chunked = plist.valid() && H5Pget_layout(plist.get()) == H5D_CHUNKED;
+    for (auto& filter : filtersOf(dataset.get()))
+        result.filters.push_back(filter.description);
+    return result;
+}
+
+namespace {
+template <class T>
+std::vector<T> readNumeric(
+    const File& file, std::int64_t fileId, const std::string& path, int expectedRank, bool floatOnly, hid_t memType)
+{
+    LibraryLock lock;
+    const std::string place = "dataset " + path;
+    const DatasetInfo info = file.info(path);
+    if (!info.isFloat && !info.isInteger)
+        file.fail(place, "holds " + info.type + " values; expected numbers");
+    if (floatOnly && !info.isFloat)
+        file.fail(place, "holds " + info.type + " values; expected float32 or float64");
+    if (expectedRank > 0 && static_cast<int>(info.dims.size()) != expectedRank)
+        file.fail(
+            place, "has rank " + std::to_string(info.dims.size()) + "; expected rank " + std::to_string(expectedRank));
+    Id dataset(H5Dopen2(fileId, path.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!dataset.valid())
+        file.fail(place, "cannot open: " + errorStack());
+    for (auto& filter : filtersOf(dataset.get()))
+        if (!filter.available)
+            file.fail(place,
+                "is compressed with the HDF5 filter '" + filter.name + "' (id " + std::to_string(filter.id)
+                    + "), which this HDF5 library does not have; re-save it with gzip or without compression "
+                      "(e.g. h5repack -f NONE in.h5 out.h5)");
+    const std::uint64_t count = info.elementCount();
+    if (count == UINT64_MAX || count > UINT64_MAX / sizeof(T))
+        file.fail(place, "its extents overflow 64-bit sizes");
+    requireHostMemory(count * sizeof(T), file.path(), place, "reading the dataset");
+    std::vector<T> values(static_cast<std::size_t>(count));
+    if (count > 0 && H5Dread(dataset.get(), memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
+        file.fail(place, "read failed: " + errorStack());
+    return values;
+}
+
+template <class T>
+void writeNumeric(File& file, std::int64_t fileId, const std::string& path, std::span<const T> values,
+    const std::vector<std::uint64_t>& dims, bool compress, hid_t memType, hid_t fileType)
+{
+    LibraryLock lock;
+    std::uint64_t count = 1;
+    for (auto d : dims)
+        count *= d;
+    if (count != values.size())
+        file.fail("dataset " + path, "extents do not match the number of values");
+    std::vector<hsize_t> extents(dims.begin(), dims.end());
+    Id space(H5Screate_simple(static_cast<int>(extents.size()), extents.data(), nullptr), H5Sclose);
+    Id lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
+    H5Pset_create_intermediate_group(lcpl.get(), 1);
+    Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    if (compress && count >= 1024 && !extents.empty()) {
+        std::vector<hsize_t> chunk(extents.size(), 1);
+        chunk.back() = std::min<hsize_t>(extents.back(), 65536);
+        H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data());
+        H5Pset_deflate(dcpl.get(), 4);
+    }
+    Id dataset(H5Dcreate2(fileId, path.c_str(), fileType, space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT), H5Dclose);
+    if (!dataset.valid())
+        file.fail("dataset " + path, "cannot create: " + errorStack());
+    if (count > 0 && H5Dwrite(dataset.get(), memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
+        file.fail("dataset " + path, "write failed: " + errorStack());
+}
+} // namespace
+
+std::vector<double> File::readDoubles(const std::string& path, int expectedRank, bool floatOnly) const
+{
+    return readNumeric<double>(*this, m_id, path, expectedRank, floatOnly, H5T_NATIVE_DOUBLE);
+}
+
+std::vector<float> File::readFloats(const std::string& path, int expectedRank, bool floatOnly) const
+{
+    return readNumeric<float>(*this, m_id, path, expectedRank, floatOnly, H5T_NATIVE_FLOAT);
+}
+
+std::vector<std::string> File::readStrings(const std::string& path) const
+{
+    LibraryLock lock;
+    const std::string place = "dataset " + path;
+    const DatasetInfo meta = info(path);
+    if (meta.type != "string")
+        fail(place, "holds " + meta.type + " values; expected strings");
+    if (meta.dims.size() != 1)
+        fail(place, "has rank " + std::to_string(meta.dims.size()) + "; expected a 1-D list of strings");
+    Id dataset(H5Dopen2(m_id, path.c_str(), H5P_DEFAULT), H5Dclose);
+    Id fileType(H5Dget_type(dataset.get()), H5Tclose);
+    const std::size_t count = static_cast<std::size_t>(meta.dims[0]);
+    std::vector<std::string> result;
+    result.reserve(count);
+    if (H5Tis_variable_str(fileType.get()) > 0) {
+        Id memType(H5Tcopy(H5T_C_S1), H5Tclose);
+        H5Tset_size(memType.get(), H5T_VARIABLE);
+        H5Tset_cset(memType.get(), H5Tget_cset(fileType.get()));
+        std::vector<char*> raw(count, nullptr);
+        if (count > 0 && H5Dread(dataset.get(), memType.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()) < 0)
+            fail(place, "read failed: " + errorStack());
+        for (char* s : raw)
+            result.emplace_back(s ? s : "");
+        Id space(H5Dget_space(dataset.get()), H5Sclose);
+        if (count > 0)
+            H5Dvlen_reclaim(memType.get(), space.get(), H5P_DEFAULT, raw.data());
+    } else {
+        const std::size_t width = H5Tget_size(fileType.get());
+        requireHostMemory(static_cast<std::uint64_t>(width) * count, m_path, place, "reading the strings");
+        Id memType(H5Tcopy(H5T_C_S1), H5Tclose);
+        H5Tset_size(memType.get(), width);
+        H5Tset_cset(memType.get(), H5Tget_cset(fileType.get()));
+        std::vector<char> raw(width * count);
+        if (count > 0 && H5Dread(dataset.get(), memType.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()) < 0)
+            fail(place, "read failed: " + errorStack());
+        for (std::size_t i = 0; i < count; ++i) {
+            const char* s = raw.data() + i * width;
+            result.emplace_back(s, strnlen(s, width));
+        }
+    }
+    return result;
+}
+
+void File::writeDoubles(
+    const std::string& path, std::span<const double> values, std::vector<std::uint64_t> dims, bool compress)
+{
+    writeNumeric<double>(*this, m_id, path, values, dims, compress, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE);
+}
+
+void File::writeFloats(
+    const std::string& path, std::span<const float> values, std::vector<std::uint64_t> dims, bool compress)
+{
+    writeNumeric<float>(*this, m_id, path, values, dims, compress, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE);
+}
+
+void File::writeUInt64s(
+    const std::string& path, std::span<const std::uint64_t> values, std::vector<std::uint64_t> dims, bool compress)
+{
+    writeNumeric<std::uint64_t>(*this, m_id, path, values, dims, compress, H5T_NATIVE_UINT64, H5T_STD_U64LE);
+}
+
+void File::writeStrings(const std::string& path, const std::vector<std::string>& values)
+{
+    LibraryLock lock;
+    Id type(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(type.get(), H5T_VARIABLE);
+    H5Tset_cset(type.get(), H5T_CSET_UTF8);
+    const hsize_t extent = values.size();
+    Id space(H5Screate_simple(1, &extent, nullptr), H5Sclose);
+    Id lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
+    H5Pset_create_intermediate_group(lcpl.get(), 1);
+    Id dataset(H5Dcreate2(m_id, path.c_str(), type.get(), space.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT), H5Dclose);
+    if (!dataset.valid())
+        fail("dataset " + path, "cannot create: " + errorStack());
+    std::vector<const char*> raw;
+    raw.reserve(values.size());
+    for (auto& s : values)
+        raw.push_back(s.c_str());
+    if (!raw.empty() && H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()) < 0)
+        fail("dataset " + path, "write failed: " + errorStack());
+}
+
+void File::writeStringAttribute(const std::string& objectPath, const std::string& name, const std::string& value)
+{
+    LibraryLock lock;
+    Id object(H5Oopen(m_id, objectPath.c_str(), H5P_DEFAULT), H5Oclose);
+    if (!object.valid())
+        fail(objectPath, "cannot open to set attribute '" + name + "': " + errorStack());
+    Id type(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(type.get(), value.empty() ? 1 : value.size());
+    H5Tset_cset(type.get(), H5T_CSET_UTF8);
+    Id space(H5Screate(H5S_SCALAR), H5Sclose);
+    if (H5Aexists(object.get(), name.c_str()) > 0)
+        H5Adelete(object.get(), name.c_str());
+    Id attribute(H5Acreate2(object.get(), name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    if (!attribute.valid() || H5Awrite(attribute.get(), type.get(), value.empty() ? "" : value.c_str()) < 0)
+        fail(objectPath, "cannot write attribute '" + name + "': " + errorStack());
+}
+
+std::string File::readStringAttribute(const std::string& objectPath, const std::string& name) const
+{
+    LibraryLock lock;
+    Id object(H5Oopen(m_id, objectPath.c_str(), H5P_DEFAULT), H5Oclose);
+    if (!object.valid()) {
+        H5Eclear2(H5E_DEFAULT);
+        return {};
+    }
+    if (H5Aexists(object.get(), name.c_str()) <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return {};
+    }
+    Id attribute(H5Aopen(object.get(), name.c_str(), H5P_DEFAULT), H5Aclose);
+    Id fileType(H5Aget_type(attribute.get()), H5Tclose);
+    if (H5Tget_class(fileType.get()) != H5T_STRING)
+        fail(objectPath, "attribute '" + name + "' is not a string");
+    Id memType(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_cset(memType.get(), H5Tget_cset(fileType.get()));
+    if (H5Tis_variable_str(fileType.get()) > 0) {
+        H5Tset_size(memType.get(), H5T_VARIABLE);
+        char* raw = nullptr;
+        if (H5Aread(attribute.get(), memType.get(), &raw) < 0)
+            fail(objectPath, "cannot read attribute '" + name + "': " + errorStack());
+        std::string value = raw ? raw : "";
+        H5free_memory(raw);
+        return value;
+    }
+    const std::size_t width = H5Tget_size(fileType.get());
+    H5Tset_size(memType.get(), width);
+    std::string value(width, '\0');
+    if (H5Aread(attribute.get(), memType.get(), value.data()) < 0)
+        fail(objectPath, "cannot read attribute '" + name + "': " + errorStack());
+    value.resize(strnlen(value.c_str(), width));
+    return value;
+}
+
+void File::createGroup(const std::string& path)
+{
+    LibraryLock lock;
+    if (hasGroup(path))
+        return;
+    Id lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
+    H5Pset_create_intermediate_group(lcpl.get(), 1);
+    Id group(H5Gcreate2(m_id, path.c_str(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    if (!group.valid())
+        fail("group " + path, "cannot create: " + errorStack());
+}
+
+} // namespace ks::data::h5

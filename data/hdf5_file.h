@@ -1,0 +1,79 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace ks::data::h5 {
+
+/// What a dataset in an HDF5 file is, read from its metadata without touching its data.
+struct DatasetInfo {
+    std::string path; ///< absolute, e.g. "/group/x"
+    std::vector<std::uint64_t> dims; ///< extents; rank is dims.size()
+    std::string type; ///< "float64", "float32", "int32", "uint8", "string", "compound", ...
+    bool isFloat = false;
+    bool isInteger = false;
+    bool chunked = false;
+    std::vector<std::string> filters; ///< "gzip (1)", "shuffle (2)", "lzf (32000, not available)", ...
+    std::uint64_t elementCount() const;
+};
+
+/// An open HDF5 file. All HDF5 calls are serialised (Debian's library is not thread-safe), HDF5's own error
+/// printing is off, and every failure becomes a DatasetError naming the file, the dataset and HDF5's error stack.
+class File {
+public:
+    /// Opens read-only. DatasetError for a missing file or one that is not HDF5.
+    static File open(const std::string& path);
+    /// Creates (truncates) a file for writing.
+    static File create(const std::string& path);
+
+    File(File&&) noexcept;
+    File& operator=(File&&) noexcept;
+    File(const File&) = delete;
+    File& operator=(const File&) = delete;
+    ~File();
+
+    const std::string& path() const { return m_path; }
+
+    /// Every dataset in the file, depth first, in name order.
+    std::vector<DatasetInfo> datasets() const;
+    /// Every group in the file, "/" first.
+    std::vector<std::string> groups() const;
+    bool hasDataset(const std::string& path) const;
+    bool hasGroup(const std::string& path) const;
+    DatasetInfo info(const std::string& path) const;
+
+    /// Reads a numeric dataset converted to double. Checks rank (0 = any), that the type is numeric (floats only
+    /// when floatOnly), that every filter it needs is available and that the memory fits, all before reading.
+    std::vector<double> readDoubles(const std::string& path, int expectedRank, bool floatOnly) const;
+    std::vector<float> readFloats(const std::string& path, int expectedRank, bool floatOnly) const;
+    std::vector<std::string> readStrings(const std::string& path) const;
+
+    /// Writes a dataset (gzip-compressed and chunked when `compress` and it is large enough).
+    void writeDoubles(const std::string& path, std::span<const double> values, std::vector<std::uint64_t> dims,
+        bool compress = false);
+    void writeFloats(
+        const std::string& path, std::span<const float> values, std::vector<std::uint64_t> dims, bool compress = false);
+    void writeUInt64s(const std::string& path, std::span<const std::uint64_t> values, std::vector<std::uint64_t> dims,
+        bool compress = false);
+    void writeStrings(const std::string& path, const std::vector<std::string>& values);
+    void writeStringAttribute(const std::string& objectPath, const std::string& name, const std::string& value);
+    std::string readStringAttribute(const std::string& objectPath, const std::string& name) const;
+    void createGroup(const std::string& path);
+
+    /// Raises a DatasetError naming this file and `place`, for readers built on this class.
+    [[noreturn]] void fail(const std::string& place, const std::string& problem) const;
+
+private:
+    File(std::string path, std::int64_t id);
+    struct Impl;
+    std::string m_path;
+    std::int64_t m_id = -1;
+};
+
+/// True when the file starts with the HDF5 signature (checked at offsets 0, 512, 1024, ...).
+bool looksLikeHdf5(const std::string& path);
+
+} // namespace ks::data::h5

@@ -1,0 +1,240 @@
+#include "data/series2d.h"
+
+#include "data/dataset_error.h"
+#include "data/delimited_text.h"
+#include "data/hash.h"
+#include "data/hdf5_file.h"
+#include "data/host_memory.h"
+#include "data/random.h"
+#include "data/text_file.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <span>
+
+namespace ks::data {
+
+namespace {
+bool isNumber(const std::string& field)
+{
+    try {
+        parseNumberField(field, "", 0, 0);
+        return true;
+    } catch (const DatasetError&) {
+        return false;
+    }
+}
+
+void checkFinite(double value, const std::string& file, const std::string& place, const ReadOptions& options)
+{
+    if (!options.allowNonFinite && !std::isfinite(value))
+        throw DatasetError(file, place,
+            std::string(std::isnan(value) ? "NaN" : "an infinite value")
+                + " (non-finite values are rejected; allow them with --allow-nonfinite)");
+}
+
+std::string formatRange(const std::vector<double>& v)
+{
+    if (v.empty())
+        return "empty";
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    char buffer[96];
+    std::snprintf(buffer, sizeof buffer, "[%.6g, %.6g]", *lo, *hi);
+    return buffer;
+}
+} // namespace
+
+Series2D readSeriesText(const std::string& path, const ReadOptions& options)
+{
+    const std::string text = readTextFile(path);
+    Series2D series;
+    bool sawRow = false;
+    // Roughly one point per 8 bytes is an upper bound on what the text can hold.
+    series.x.reserve(std::min<std::size_t>(text.size() / 8 + 1, 1u << 24));
+    series.y.reserve(series.x.capacity());
+    parseDelimitedText(text, path, {}, [&](TextRow& row) {
+        if (!sawRow) {
+            sawRow = true;
+            const bool header = std::none_of(row.fields.begin(), row.fields.end(), isNumber);
+            if (header) {
+                if (row.fields.size() != 2)
+                    throw DatasetError(path, linePlace(row.line),
+                        "header has " + std::to_string(row.fields.size()) + " columns; expected 2 (x and y)");
+                series.xName = row.fields[0];
+                series.yName = row.fields[1];
+                return true;
+            }
+        }
+        if (row.fields.size() != 2)
+            throw DatasetError(path, linePlace(row.line),
+                "row has " + std::to_string(row.fields.size()) + (row.fields.size() == 1 ? " field" : " fields")
+                    + "; expected 2 (x and y)");
+        const double x = parseNumberField(row.fields[0], path, row.line, 1);
+        const double y = parseNumberField(row.fields[1], path, row.line, 2);
+        checkFinite(x, path, linePlace(row.line, 1), options);
+        checkFinite(y, path, linePlace(row.line, 2), options);
+        series.x.push_back(x);
+        series.y.push_back(y);
+        return true;
+    });
+    if (series.x.empty())
+        throw DatasetError(path, "", sawRow ? "no data rows after the header" : "empty file: no data rows");
+    series.x.shrink_to_fit();
+    series.y.shrink_to_fit();
+    return series;
+}
+
+Series2D readSeriesHdf5(const std::string& path, const ReadOptions& options)
+{
+    const h5::File file = h5::File::open(path);
+    std::string group = options.h5Path;
+    if (group.empty()) {
+        std::vector<std::string> candidates;
+        for (const auto& g : file.groups()) {
+            const std::string prefix = g == "/" ? "/" : g + "/";
+            if (file.hasDataset(prefix + "x") && file.hasDataset(prefix + "y"))
+                candidates.push_back(g);
+        }
+        if (candidates.empty()) {
+            std::string listing;
+            for (const auto& d : file.datasets())
+                listing += (listing.empty() ? "" : ", ") + d.path;
+            file.fail("",
+                "no group holds datasets named x and y (the file has: "
+                    + (listing.empty() ? std::string("no datasets") : listing) + ")");
+        }
+        if (candidates.size() > 1) {
+            std::string listing;
+            for (const auto& c : candidates)
+                listing += (listing.empty() ? "" : ", ") + c;
+            file.fail("", "several groups hold x and y (" + listing + "); choose one with --h5-path");
+        }
+        group = candidates.front();
+    }
+    if (!group.empty() && group.front() != '/')
+        group.insert(group.begin(), '/');
+    // A path naming the x dataset itself selects its group.
+    if (file.hasDataset(group)) {
+        const auto slash = group.find_last_of('/');
+        group = slash == 0 ? "/" : group.substr(0, slash);
+    }
+    if (!file.hasGroup(group))
+        file.fail("group " + group, "no such group in the file");
+    const std::string prefix = group == "/" ? "/" : group + "/";
+    for (const char* name : {"x", "y"})
+        if (!file.hasDataset(prefix + name))
+            file.fail("group " + group, std::string("has no dataset named ") + name);
+
+    const auto xInfo = file.info(prefix + "x");
+    const auto yInfo = file.info(prefix + "y");
+    for (const auto* info : {&xInfo, &yInfo}) {
+        if (info->dims.size() != 1)
+            file.fail(
+                "dataset " + info->path, "has rank " + std::to_string(info->dims.size()) + "; expected a 1-D dataset");
+        if (!info->isFloat || (info->type != "float32" && info->type != "float64"))
+            file.fail("dataset " + info->path, "holds " + info->type + " values; expected float32 or float64");
+    }
+    if (xInfo.dims[0] != yInfo.dims[0])
+        file.fail("group " + group,
+            "x has " + std::to_string(xInfo.dims[0]) + " values but y has " + std::to_string(yInfo.dims[0])
+                + "; they must be of equal length");
+    if (xInfo.dims[0] == 0)
+        file.fail("dataset " + xInfo.path, "is empty: no points");
+    requireHostMemory(xInfo.dims[0] * 2 * sizeof(double), path, "group " + group, "reading x and y");
+
+    Series2D series;
+    series.x = file.readDoubles(prefix + "x", 1, true);
+    series.y = file.readDoubles(prefix + "y", 1, true);
+    series.storedType = xInfo.type == yInfo.type ? xInfo.type : xInfo.type + "/" + yInfo.type;
+    for (std::size_t i = 0; i < series.x.size(); ++i) {
+        checkFinite(series.x[i], path, "dataset " + xInfo.path + ", element " + std::to_string(i), options);
+        checkFinite(series.y[i], path, "dataset " + yInfo.path + ", element " + std::to_string(i), options);
+    }
+    return series;
+}
+
+Dataset makeSeriesDataset(Series2D series, std::string name, std::string source)
+{
+    DatasetMeta meta;
+    meta.kind = "series2d";
+    meta.name = std::move(name);
+    meta.source = std::move(source);
+    ContentHasher hasher;
+    hasher.addSpan(std::span<const double>(series.x));
+    hasher.addSpan(std::span<const double>(series.y));
+    meta.contentHash = hasher.hex();
+    meta.size = series.x.size();
+    meta.properties = {
+        {"points", std::to_string(series.x.size())},
+        {series.xName + " range", formatRange(series.x)},
+        {series.yName + " range", formatRange(series.y)},
+        {"stored as", series.storedType},
+    };
+    return Dataset::make(std::move(meta), std::move(series));
+}
+
+Dataset loadSeries2D(const std::string& path, const ReadOptions& options)
+{
+    Series2D series = h5::looksLikeHdf5(path) ? readSeriesHdf5(path, options) : readSeriesText(path, options);
+    return makeSeriesDataset(std::move(series), baseName(path), path);
+}
+
+void writeSeriesCsv(const std::string& path, const Series2D& series)
+{
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out)
+        throw DatasetError(path, "", "cannot open for writing");
+    out << csvLine({series.xName, series.yName}) << '\n';
+    char buffer[64];
+    for (std::size_t i = 0; i < series.x.size(); ++i) {
+        // %.17g round-trips every double exactly.
+        std::snprintf(buffer, sizeof buffer, "%.17g,%.17g\n", series.x[i], series.y[i]);
+        out << buffer;
+    }
+    if (!out)
+        throw DatasetError(path, "", "write failed (disk full?)");
+}
+
+void writeSeriesHdf5(const std::string& path, const Series2D& series, bool asFloat32)
+{
+    h5::File file = h5::File::create(path);
+    const std::uint64_t n = series.x.size();
+    if (asFloat32) {
+        std::vector<float> xs(series.x.begin(), series.x.end());
+        std::vector<float> ys(series.y.begin(), series.y.end());
+        file.writeFloats("/x", xs, {n}, true);
+        file.writeFloats("/y", ys, {n}, true);
+    } else {
+        file.writeDoubles("/x", series.x, {n}, true);
+        file.writeDoubles("/y", series.y, {n}, true);
+    }
+}
+
+Series2D generateSeries(const SeriesGenerator& g)
+{
+    if (g.n == 0)
+        throw DatasetError("generator", "n", "must be at least 1");
+    if (!(g.xSpan >= 0.0) || !std::isfinite(g.xOffset) || !std::isfinite(g.slope) || !std::isfinite(g.intercept)
+        || !(g.noise >= 0.0))
+        throw DatasetError(
+            "generator", "parameters", "slope, intercept and x_offset must be finite; noise and x_span non-negative");
+    requireHostMemory(g.n * 2 * sizeof(double), "generator", "n=" + std::to_string(g.n), "generating the series");
+    Series2D s;
+    s.x.resize(g.n);
+    s.y.resize(g.n);
+    const CounterRng rng(g.seed);
+    const auto n = static_cast<std::int64_t>(g.n);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) {
+        const auto k = static_cast<std::uint64_t>(i);
+        const double x = g.xOffset + g.xSpan * rng.uniform(0, k);
+        s.x[k] = x;
+        s.y[k] = g.slope * x + g.intercept + g.noise * rng.normal(1, k);
+    }
+    return s;
+}
+
+} // namespace ks::data

@@ -1,0 +1,176 @@
+// kernelscope-cli driven in-process: list, run with files out, and every kind of bad input.
+#include "cli/cli.h"
+#include "compute/core/results_io.h"
+#include "data/delimited_text.h"
+#include "data/text_file.h"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+
+namespace ks::cli {
+namespace {
+
+class Cli : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        m_dir = std::filesystem::temp_directory_path()
+            / ("ks_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_"
+                + std::to_string(::getpid()));
+        std::filesystem::create_directories(m_dir);
+    }
+    void TearDown() override { std::filesystem::remove_all(m_dir); }
+    std::string path(const std::string& name) const { return (m_dir / name).string(); }
+
+    int cli(std::vector<std::string> args)
+    {
+        m_out.str("");
+        m_err.str("");
+        return runCli(args, m_out, m_err);
+    }
+
+    std::filesystem::path m_dir;
+    std::ostringstream m_out;
+    std::ostringstream m_err;
+};
+
+std::vector<data::TextRow> csvRows(const std::string& path)
+{
+    std::vector<data::TextRow> rows;
+    data::parseDelimitedText(data::readTextFile(path), path, {}, [&](data::TextRow& r) {
+        rows.push_back(r);
+        return true;
+    });
+    return rows;
+}
+
+TEST_F(Cli, ListShowsEveryVariantAndWhyItCannotRun)
+{
+    EXPECT_EQ(cli({"list"}), kExitOk);
+    const std::string out = m_out.str();
+    for (const char* id :
+        {"linreg", "reference", "cpu_four_sums", "fused_grid", "chan_stable", "cub", "precision", "x_offset"})
+        EXPECT_NE(out.find(id), std::string::npos) << id;
+    EXPECT_EQ(cli({"list", "--workload", "nope"}), kExitBadInput);
+}
+
+TEST_F(Cli, InfoDescribesTheHostAndDevices)
+{
+    EXPECT_EQ(cli({"info", "--no-calibrate"}), kExitOk);
+    EXPECT_NE(m_out.str().find("host:"), std::string::npos);
+    EXPECT_NE(m_out.str().find("CUDA devices:"), std::string::npos);
+}
+
+TEST_F(Cli, RunWritesTableCsvJsonAndOutput)
+{
+    const int code = cli({"run", "--workload", "linreg", "--variant", "reference,cpu_four_sums", "--generate",
+        "n=5000,slope=3,intercept=2,noise=0.1", "--sizes", "31,2^10", "--min-reps", "2", "--max-reps", "3",
+        "--no-calibrate", "--csv", path("r.csv"), "--json", path("r.json")});
+    EXPECT_EQ(code, kExitOk) << m_err.str();
+    EXPECT_NE(m_out.str().find("median_ms"), std::string::npos);
+    EXPECT_NE(m_out.str().find("cpu_four_sums"), std::string::npos);
+    EXPECT_NE(m_err.str().find("[4/4]"), std::string::npos) << "progress goes to stderr";
+
+    const auto rows = csvRows(path("r.csv"));
+    ASSERT_EQ(rows.size(), 5u);
+    EXPECT_EQ(rows[0].fields, csvColumns());
+    EXPECT_EQ(rows[1].fields[3], "reference");
+    EXPECT_EQ(rows[1].fields[9], "31");
+    EXPECT_EQ(rows[4].fields[9], "1024");
+    EXPECT_EQ(rows[4].fields[6], "passed");
+
+    const auto summaries = readJson(path("r.json"));
+    ASSERT_EQ(summaries.size(), 4u);
+    EXPECT_GE(summaries[3].samplesMs.size(), 2u);
+
+    EXPECT_EQ(cli({"run", "-w", "linreg", "-v", "reference", "-g", "n=100,slope=3,intercept=2,noise=0", "-o",
+                  path("fit.csv"), "--no-calibrate", "-q"}),
+        kExitOk)
+        << m_err.str();
+    const auto fit = csvRows(path("fit.csv"));
+    ASSERT_EQ(fit.size(), 3u);
+    EXPECT_EQ(fit[0].fields, (std::vector<std::string> {"quantity", "value"}));
+    EXPECT_EQ(fit[1].fields[0], "slope");
+    EXPECT_NEAR(std::stod(fit[1].fields[1]), 3.0, 1e-12);
+    EXPECT_EQ(fit[2].fields[0], "intercept");
+    EXPECT_NEAR(std::stod(fit[2].fields[1]), 2.0, 1e-9);
+    EXPECT_TRUE(m_err.str().empty()) << "--quiet prints no progress";
+}
+
+TEST_F(Cli, RunsOnAFileAndSweepsPrefixesOfIt)
+{
+    std::ofstream(path("points.csv")) << "# a comment\nx,y\n0,1\n1,3\n2,5\n3,7\n";
+    EXPECT_EQ(cli({"run", "-w", "linreg", "-v", "reference", "-i", path("points.csv"), "--sizes", "2,4",
+                  "--no-calibrate", "-o", path("unused.csv")}),
+        kExitBadInput)
+        << "--output needs a single size";
+    EXPECT_EQ(cli({"run", "-w", "linreg", "-v", "reference", "-i", path("points.csv"), "--sizes", "2,4",
+                  "--no-calibrate", "--csv", path("r.csv")}),
+        kExitOk)
+        << m_err.str();
+    const auto rows = csvRows(path("r.csv"));
+    ASSERT_EQ(rows.size(), 3u);
+    EXPECT_EQ(rows[2].fields[7], "points.csv");
+    EXPECT_EQ(
+        cli({"run", "-w", "linreg", "-v", "reference", "-i", path("points.csv"), "--sizes", "5", "--no-calibrate"}),
+        kExitBadInput);
+    EXPECT_NE(m_err.str().find("outside the loaded dataset"), std::string::npos) << m_err.str();
+}
+
+TEST_F(Cli, BadInputExitsTwoWithOneLine)
+{
+    struct Case {
+        std::vector<std::string> args;
+        std::string expected;
+    };
+    std::ofstream(path("bad.csv")) << "x,y\n1,2\n3,oops\n";
+    const std::vector<Case> cases {
+        {{"run", "-w", "nope"}, "unknown workload 'nope' (known: linreg)"},
+        {{"run", "-w", "linreg", "-v", "warp_drive"}, "unknown variant 'warp_drive'"},
+        {{"run", "-w", "linreg", "-p", "precision=f16"}, "precision=f16 is not one of: f64, f32"},
+        {{"run", "-w", "linreg", "-p", "bogus=1"}, "unknown parameter 'bogus'"},
+        {{"run", "-w", "linreg", "-g", "n=0"}, "n=0 is outside"},
+        {{"run", "-w", "linreg", "-g", "n"}, "'n' is not of the form key=value"},
+        {{"run", "-w", "linreg", "--sizes", "10,abc"}, "'abc' is not a size"},
+        {{"run", "-w", "linreg", "-i", path("missing.csv")}, "missing.csv: no such file"},
+        {{"run", "-w", "linreg", "-i", path("bad.csv")}, "bad.csv: line 3, column 2: 'oops' is not a number"},
+        {{"run", "-w", "linreg", "-i", path("bad.csv"), "-g", "n=3"}, "excludes"},
+        {{"run", "-w", "linreg", "--h5-path", "/x"}, "--h5-path needs --input"},
+        {{"run", "-w", "linreg", "-o", path("o.csv")}, "--output saves one variant's result"},
+        {{"run", "-w", "linreg", "--min-reps", "5", "--max-reps", "2"}, "run options"},
+        {{"frobnicate"}, "error:"},
+        {{}, "error:"},
+    };
+    for (const auto& c : cases) {
+        EXPECT_EQ(cli(c.args), kExitBadInput) << c.expected;
+        const std::string err = m_err.str();
+        EXPECT_NE(err.find(c.expected), std::string::npos) << "got: " << err;
+        // Progress lines are indented; the reason is exactly one line starting with "error:".
+        const auto at = err.find("error:");
+        ASSERT_NE(at, std::string::npos) << err;
+        EXPECT_EQ(err.find("error:", at + 1), std::string::npos) << err;
+        EXPECT_EQ(err.find('\n', at), err.size() - 1) << "one line: " << err;
+    }
+}
+
+TEST_F(Cli, HelpExitsZero)
+{
+    EXPECT_EQ(cli({"--help"}), kExitOk);
+    EXPECT_NE(m_out.str().find("run"), std::string::npos);
+    EXPECT_EQ(cli({"run", "--help"}), kExitOk);
+    EXPECT_NE(m_out.str().find("--generate"), std::string::npos);
+}
+
+TEST_F(Cli, ParseSizes)
+{
+    EXPECT_EQ(parseSizes("1,31,1e6"), (std::vector<std::uint64_t> {1, 31, 1000000}));
+    EXPECT_EQ(parseSizes("2^16..2^18"), (std::vector<std::uint64_t> {65536, 131072, 262144}));
+    EXPECT_THROW(parseSizes("0"), std::exception);
+    EXPECT_THROW(parseSizes("10..5"), std::exception);
+    EXPECT_THROW(parseSizes(""), std::exception);
+}
+
+} // namespace
+} // namespace ks::cli

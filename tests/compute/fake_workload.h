@@ -1,0 +1,137 @@
+#pragma once
+
+// A tiny workload for testing the runner: its "scripted" variant advances a fake clock by scripted durations.
+
+#include "compute/core/cpu_run.h"
+#include "compute/core/errors.h"
+#include "compute/core/workload.h"
+#include "data/dataset_error.h"
+
+#include <cmath>
+
+#include <functional>
+#include <numeric>
+
+namespace ks::test {
+
+/// A clock tests move by hand.
+class FakeClock final : public Clock {
+public:
+    double nowSeconds() const override { return m_now; }
+    void advance(double seconds) { m_now += seconds; }
+
+private:
+    double m_now = 1000.0;
+};
+
+struct Script {
+    std::vector<double> durationsS {0.001}; ///< cycled
+    int throwOnCall = -1; ///< run() call index (warm-ups included) that throws a ComputeError
+    bool throwSticky = false;
+    double resultOffset = 0.0; ///< added to the correct sum
+    bool skipInPrepare = false;
+};
+
+/// Sums a vector of doubles; the reference sums exactly, "scripted" follows the Script.
+class ScriptedRun final : public PreparedRun {
+public:
+    ScriptedRun(const std::vector<double>& values, FakeClock& clock, const Script& script)
+        : m_values(values)
+        , m_clock(clock)
+        , m_script(script)
+        , m_timer(clock)
+    {
+    }
+    void run() override
+    {
+        if (m_calls == m_script.throwOnCall)
+            throw ComputeError("scripted failure", m_script.throwSticky);
+        m_clock.advance(m_script.durationsS[static_cast<std::size_t>(m_calls) % m_script.durationsS.size()]);
+        ++m_calls;
+        m_sum = std::accumulate(m_values.begin(), m_values.end(), 0.0) + m_script.resultOffset;
+    }
+    Result fetch() override { return Result {"sum", {"sum"}, {m_sum}, {}}; }
+    RepTimer& timer() override { return m_timer; }
+    std::optional<double> metric() override { return static_cast<double>(m_calls); }
+    int calls() const { return m_calls; }
+
+private:
+    const std::vector<double>& m_values;
+    FakeClock& m_clock;
+    Script m_script;
+    ClockTimer m_timer;
+    int m_calls = 0;
+    double m_sum = 0.0;
+};
+
+class FakeWorkload final : public Workload {
+public:
+    FakeWorkload(FakeClock& clock, Script script)
+        : m_clock(clock)
+        , m_script(std::move(script))
+    {
+        m_variants.push_back(cpuVariant("reference", "Exact sum", "plain sum",
+            [this](const data::Dataset& d, const ParamSet&, const RunContext&) -> std::unique_ptr<PreparedRun> {
+                return std::make_unique<ScriptedRun>(d.as<std::vector<double>>(), m_clock, Script {});
+            }));
+        m_variants.push_back(cpuVariant("scripted", "Scripted", "follows a script",
+            [this](const data::Dataset& d, const ParamSet&, const RunContext&) -> std::unique_ptr<PreparedRun> {
+                if (m_script.skipInPrepare)
+                    throw SkipRun("this combination is not supported");
+                return std::make_unique<ScriptedRun>(d.as<std::vector<double>>(), m_clock, m_script);
+            }));
+        Variant unbuilt = gpuVariant("unbuilt", "Not built", "never built", Backend::Cuda, PrepareFn());
+        m_variants.push_back(unbuilt);
+    }
+
+    std::string id() const override { return "fake"; }
+    std::string name() const override { return "Fake"; }
+    std::string description() const override { return "sums numbers"; }
+    std::string datasetKind() const override { return "numbers"; }
+    std::string filePatterns() const override { return "*"; }
+    std::vector<Axis> parameters() const override { return {Axis::choice("mode", "a choice", "a", {"a", "b"})}; }
+    std::vector<Axis> generatorParameters() const override
+    {
+        return {Axis::integer("n", "count", 10, 1, 1000000), Axis::integer("fail_at", "n that fails", 0, 0, 1000000)};
+    }
+    std::string sizeParameter() const override { return "n"; }
+    data::Dataset generate(const ParamSet& g) const override
+    {
+        const auto n = static_cast<std::size_t>(g.integer("n"));
+        if (static_cast<std::int64_t>(n) == g.integer("fail_at"))
+            throw data::DatasetError("generator", "n", "scripted generator failure");
+        std::vector<double> values(n);
+        std::iota(values.begin(), values.end(), 1.0);
+        data::DatasetMeta meta;
+        meta.kind = "numbers";
+        meta.name = "numbers n=" + std::to_string(n);
+        meta.size = n;
+        meta.contentHash = "fake" + std::to_string(n);
+        return data::Dataset::make(std::move(meta), std::move(values));
+    }
+    data::Dataset load(const std::string& path, const data::ReadOptions&) const override
+    {
+        throw data::DatasetError(path, "", "the fake workload reads no files");
+    }
+    Cost cost(const data::Dataset& d, const ParamSet&) const override
+    {
+        const double n = static_cast<double>(d.meta().size);
+        return Cost {8.0 * n, n, n, "numbers", Roof::ReadBandwidth};
+    }
+    double tolerance(const ParamSet&) const override { return 1e-12; }
+    Delta compare(const Result& r, const Result& ref, const data::Dataset&, const ParamSet& p) const override
+    {
+        Delta d;
+        d.kind = "rel_err";
+        d.tolerance = tolerance(p);
+        d.value = std::fabs(r.values.at(0) - ref.values.at(0)) / std::fabs(ref.values.at(0));
+        d.computed = true;
+        return d;
+    }
+
+private:
+    FakeClock& m_clock;
+    Script m_script;
+};
+
+} // namespace ks::test

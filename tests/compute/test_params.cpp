@@ -1,0 +1,77 @@
+#include "compute/core/errors.h"
+#include "compute/core/params.h"
+
+#include <gtest/gtest.h>
+
+namespace ks {
+namespace {
+
+std::vector<Axis> axes()
+{
+    return {
+        Axis::integer("n", "count", 100, 1, 1'000'000'000),
+        Axis::powerOfTwo("block", "threads", 256, 32, 1024),
+        Axis::real("width", "bucket width", 0.5, 1e-9, 1e9),
+        Axis::choice("precision", "type", "f64", {"f64", "f32"}),
+    };
+}
+
+TEST(Params, DefaultsFillEveryAxisInOrder)
+{
+    const auto p = ParamSet::parse(axes(), {});
+    EXPECT_EQ(p.integer("n"), 100);
+    EXPECT_EQ(p.integer("block"), 256);
+    EXPECT_DOUBLE_EQ(p.real("width"), 0.5);
+    EXPECT_EQ(p.text("precision"), "f64");
+    EXPECT_EQ(p.toString(), "n=100;block=256;width=0.5;precision=f64");
+}
+
+TEST(Params, AcceptsScientificAndPowerForms)
+{
+    EXPECT_EQ(ParamSet::parse(axes(), {{"n", "1e6"}}).integer("n"), 1'000'000);
+    EXPECT_EQ(ParamSet::parse(axes(), {{"n", "2^20"}}).integer("n"), 1 << 20);
+    EXPECT_EQ(ParamSet::parse(axes(), {{"n", "+31"}}).integer("n"), 31);
+    EXPECT_DOUBLE_EQ(ParamSet::parse(axes(), {{"width", "2.5e-3"}}).real("width"), 2.5e-3);
+}
+
+TEST(Params, RejectsWithMessagesThatNameTheParameter)
+{
+    auto message = [](std::map<std::string, std::string> given) {
+        try {
+            ParamSet::parse(axes(), given);
+        } catch (const ParameterError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_NE(message({{"bogus", "1"}}).find("unknown parameter 'bogus' (known: n, block, width, precision)"),
+        std::string::npos);
+    EXPECT_NE(message({{"n", "abc"}}).find("n=abc is not an integer"), std::string::npos);
+    EXPECT_NE(message({{"n", "1.5"}}).find("not an integer"), std::string::npos);
+    EXPECT_NE(message({{"n", "0"}}).find("outside [1, 1000000000]"), std::string::npos);
+    EXPECT_NE(message({{"block", "100"}}).find("not a power of two"), std::string::npos);
+    EXPECT_NE(message({{"width", "nan"}}).find("not a finite number"), std::string::npos);
+    EXPECT_NE(message({{"precision", "f16"}}).find("not one of: f64, f32"), std::string::npos);
+}
+
+TEST(Params, WithReplacesOneValueAndValidates)
+{
+    const auto p = ParamSet::parse(axes(), {});
+    EXPECT_EQ(p.with("n", "31").integer("n"), 31);
+    EXPECT_EQ(p.with("n", "31").text("precision"), "f64");
+    EXPECT_THROW(p.with("n", "-1"), ParameterError);
+}
+
+TEST(Params, SplitAssignments)
+{
+    const auto m = ParamSet::splitAssignments("n=10,slope=2.5,,x_offset=1e8");
+    EXPECT_EQ(m.size(), 3u);
+    EXPECT_EQ(m.at("slope"), "2.5");
+    EXPECT_TRUE(ParamSet::splitAssignments("").empty());
+    EXPECT_THROW(ParamSet::splitAssignments("n10"), ParameterError);
+    EXPECT_THROW(ParamSet::splitAssignments("=3"), ParameterError);
+    EXPECT_THROW(ParamSet::splitAssignments("n="), ParameterError);
+}
+
+} // namespace
+} // namespace ks

@@ -1,0 +1,198 @@
+// The results schema: CSV columns are a published interface; JSON carries the same plus samples.
+#include "compute/core/results_io.h"
+#include "data/dataset_error.h"
+#include "data/delimited_text.h"
+#include "data/hdf5_file.h"
+#include "data/text_file.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace ks {
+namespace {
+
+class ResultsIo : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        m_dir = std::filesystem::temp_directory_path()
+            / ("ks_results_io_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_"
+                + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        std::filesystem::create_directories(m_dir);
+    }
+    void TearDown() override { std::filesystem::remove_all(m_dir); }
+    std::string path(const std::string& name) const { return (m_dir / name).string(); }
+    std::filesystem::path m_dir;
+};
+
+Summary sample()
+{
+    Summary s;
+    s.runId = "20261122T000000-1-001";
+    s.timestamp = "2026-11-22T00:00:00Z";
+    s.workload = "linreg";
+    s.variant = "fused_grid";
+    s.variantName = "Fused, \"single\" pass";
+    s.backend = "cuda";
+    s.datasetName = "points, with comma.csv";
+    s.datasetHash = "ks64:0123456789abcdef";
+    s.size = 1000003;
+    s.params = "precision=f64";
+    s.outcome = Outcome::Incorrect;
+    s.message = "line one\nline two";
+    s.repetitions = 3;
+    s.medianMs = 0.125;
+    s.meanMs = 0.13;
+    s.minMs = 0.12;
+    s.maxMs = 0.15;
+    s.stdevMs = 0.01;
+    s.noisePct = 7.7;
+    s.transferMs = 1.5;
+    s.bytes = 16000048;
+    s.gbPerS = 128.0;
+    s.flops = 6000018;
+    s.gflopPerS = 48.0;
+    s.items = 1000003;
+    s.itemName = "points";
+    s.itemsPerS = 8e9;
+    s.peakKind = "read_bandwidth";
+    s.peakValue = 3000.0;
+    s.pctOfPeak = 4.27;
+    s.delta.kind = "max_rel_err";
+    s.delta.value = std::nan("");
+    s.delta.tolerance = 1e-9;
+    s.delta.details = {{"slope_rel_err", 1e-3}, {"intercept_rel_err", INFINITY}};
+    s.delta.computed = true;
+    s.device.kind = "cuda";
+    s.device.index = 0;
+    s.device.name = "NVIDIA H100 80GB HBM3";
+    s.device.smCount = 132;
+    s.device.ccMajor = 9;
+    s.device.ccMinor = 0;
+    s.device.smClockMHz = 1980;
+    s.device.memClockMHz = 2619;
+    s.device.driverVersion = "580.159.04 (CUDA 13.0)";
+    s.device.runtimeVersion = "13.0";
+    s.version = "0.1.0";
+    s.samplesMs = {0.12, 0.125, 0.15};
+    s.result = std::make_shared<Result>(Result {"fit", {"slope", "intercept"}, {2.5, -1.25}, {}});
+    return s;
+}
+
+TEST_F(ResultsIo, CsvColumnsAreTheDocumentedSchema)
+{
+    const std::vector<std::string> expected {"run_id", "timestamp", "workload", "variant", "variant_name", "backend",
+        "outcome", "dataset", "dataset_hash", "size", "params", "repetitions", "median_ms", "mean_ms", "min_ms",
+        "max_ms", "stdev_ms", "noise_pct", "transfer_ms", "bytes", "gb_per_s", "flops", "gflop_per_s", "items",
+        "item_name", "items_per_s", "peak_kind", "peak_value", "pct_of_peak", "delta_kind", "delta_value", "tolerance",
+        "delta_details", "message", "device_kind", "device_index", "device_name", "sm_count", "compute_capability",
+        "sm_clock_mhz", "mem_clock_mhz", "driver_version", "runtime_version", "ks_version"};
+    EXPECT_EQ(csvColumns(), expected);
+    EXPECT_EQ(csvRow(sample()).size(), expected.size());
+}
+
+TEST_F(ResultsIo, CsvQuotesAwkwardFieldsAndParsesBack)
+{
+    writeCsv(path("r.csv"), {sample(), sample()});
+    std::vector<data::TextRow> rows;
+    data::parseDelimitedText(data::readTextFile(path("r.csv")), "r.csv", {}, [&](data::TextRow& row) {
+        rows.push_back(row);
+        return true;
+    });
+    ASSERT_EQ(rows.size(), 3u);
+    EXPECT_EQ(rows[0].fields, csvColumns());
+    EXPECT_EQ(rows[1].fields, csvRow(sample()));
+    EXPECT_EQ(rows[1].fields[7], "points, with comma.csv");
+    EXPECT_EQ(rows[1].fields[33], "line one\nline two");
+    EXPECT_EQ(rows[2].line, 4u); // the quoted newline spans a physical line
+    EXPECT_EQ(rows[1].fields[30], "nan");
+    EXPECT_EQ(rows[1].fields[32], "slope_rel_err=0.001;intercept_rel_err=inf");
+}
+
+TEST_F(ResultsIo, CsvAppenderWritesTheHeaderOnce)
+{
+    {
+        CsvAppender a(path("auto.csv"));
+        a.append(sample());
+    }
+    {
+        CsvAppender a(path("auto.csv"));
+        a.append(sample());
+    }
+    int lines = 0;
+    data::parseDelimitedText(data::readTextFile(path("auto.csv")), "auto.csv", {}, [&](data::TextRow&) {
+        ++lines;
+        return true;
+    });
+    EXPECT_EQ(lines, 3);
+}
+
+TEST_F(ResultsIo, JsonRoundTripKeepsEveryField)
+{
+    const Summary s = sample();
+    writeJson(path("r.json"), {s});
+    const auto back = readJson(path("r.json"));
+    ASSERT_EQ(back.size(), 1u);
+    EXPECT_EQ(csvRow(back[0]), csvRow(s));
+    EXPECT_EQ(back[0].samplesMs, s.samplesMs);
+    ASSERT_NE(back[0].result, nullptr);
+    EXPECT_EQ(back[0].result->values, s.result->values);
+    EXPECT_EQ(back[0].result->labels, s.result->labels);
+    EXPECT_TRUE(std::isnan(back[0].delta.value));
+    EXPECT_TRUE(std::isinf(back[0].delta.details[1].second));
+    std::ifstream in(path("r.json"));
+    const auto j = nlohmann::ordered_json::parse(in);
+    EXPECT_EQ(j["summaries"][0]["median_ms"].get<double>(), 0.125);
+    EXPECT_EQ(j["summaries"][0]["samples_ms"].size(), 3u);
+}
+
+TEST_F(ResultsIo, ReadJsonRejectsMalformedFiles)
+{
+    std::ofstream(path("bad.json")) << "{ \"summaries\": [ {";
+    EXPECT_THROW(readJson(path("bad.json")), data::DatasetError);
+    std::ofstream(path("other.json")) << "{ \"something\": 1 }";
+    try {
+        readJson(path("other.json"));
+        FAIL();
+    } catch (const data::DatasetError& e) {
+        EXPECT_NE(std::string(e.what()).find("summaries"), std::string::npos);
+    }
+    std::ofstream(path("badoutcome.json")) << R"({ "summaries": [ { "outcome": "exploded" } ] })";
+    try {
+        readJson(path("badoutcome.json"));
+        FAIL();
+    } catch (const data::DatasetError& e) {
+        EXPECT_EQ(e.place(), "summaries[0]");
+    }
+}
+
+TEST_F(ResultsIo, ResultFiles)
+{
+    const Result fit {"fit", {"slope", "intercept"}, {2.5, -1.25}, {}};
+    writeResultFile(path("fit.csv"), fit);
+    EXPECT_EQ(data::readTextFile(path("fit.csv")), "quantity,value\nslope,2.5\nintercept,-1.25\n");
+
+    const Result y {"y", {}, {0.1, 3.0}, {}};
+    writeResultFile(path("y.csv"), y);
+    EXPECT_EQ(data::readTextFile(path("y.csv")), "y\n0.10000000000000001\n3\n");
+
+    const Result histogram {"histogram", {}, {}, {5, 0, 7}};
+    writeResultFile(path("h.h5"), histogram);
+    auto file = data::h5::File::open(path("h.h5"));
+    EXPECT_EQ(file.readDoubles("/result", 1, false), (std::vector<double> {5, 0, 7}));
+    EXPECT_EQ(file.info("/result").type, "uint64");
+    EXPECT_EQ(file.readStringAttribute("/result", "quantity"), "histogram");
+
+    writeResultFile(path("fit.h5"), fit);
+    auto fitFile = data::h5::File::open(path("fit.h5"));
+    EXPECT_EQ(fitFile.readDoubles("/result", 1, true), fit.values);
+    EXPECT_EQ(fitFile.readStrings("/labels"), fit.labels);
+
+    EXPECT_THROW(writeResultFile(path("fit.xlsx"), fit), std::runtime_error);
+}
+
+} // namespace
+} // namespace ks

@@ -1,0 +1,338 @@
+// The runner's timing protocol, driven by a fake clock: stopping rule, limits, streaming, cancellation, failures.
+#include "compute/core/runner.h"
+#include "compute/core/stats.h"
+#include "compute/core/sweep.h"
+#include "compute/device/device_info.h"
+#include "fake_workload.h"
+
+#include <gtest/gtest.h>
+
+namespace ks::test {
+namespace {
+
+/// Records everything an observer sees; optionally requests a stop after a number of samples.
+class Recorder final : public RunObserver {
+public:
+    std::vector<Sample> samples;
+    std::vector<Summary> summaries;
+    std::vector<SweepProgress> progress;
+    std::stop_source* stopSource = nullptr;
+    std::size_t stopAfterSamples = 0;
+
+    void onSample(const Sample& s) override
+    {
+        samples.push_back(s);
+        if (stopSource && samples.size() == stopAfterSamples)
+            stopSource->request_stop();
+    }
+    void onSummary(const Summary& s) override { summaries.push_back(s); }
+    void onProgress(const SweepProgress& p) override { progress.push_back(p); }
+};
+
+struct Fixture {
+    FakeClock clock;
+    std::unique_ptr<FakeWorkload> workload;
+    Runner runner {clock};
+    data::Dataset dataset;
+    ParamSet params;
+
+    explicit Fixture(Script script = {})
+        : workload(std::make_unique<FakeWorkload>(clock, std::move(script)))
+    {
+        runner.setCeilingsProvider([](Backend, int) -> std::optional<Ceilings> {
+            Ceilings c;
+            c.readGBs = 100.0;
+            return c;
+        });
+        dataset = workload->generate(ParamSet::parse(workload->generatorParameters(), {}));
+        params = ParamSet::parse(workload->parameters(), {});
+    }
+
+    Summary run(const std::string& variant, RunOptions options, Recorder& recorder, std::stop_token stop = {})
+    {
+        RunRequest request {workload.get(), workload->findVariant(variant), dataset, params, options,
+            runner.computeReference(*workload, dataset, params), "test-001"};
+        return runner.run(request, recorder, stop);
+    }
+};
+
+RunOptions quickOptions()
+{
+    RunOptions o;
+    o.warmup = 1;
+    o.minRepetitions = 5;
+    o.maxRepetitions = 50;
+    o.noiseTarget = 0.005;
+    o.timeLimitS = 100.0;
+    o.flushL2 = false;
+    return o;
+}
+
+TEST(Runner, StopsAtMinimumCountWhenTheNoiseIsUnderTheTarget)
+{
+    Fixture f(Script {{0.002}});
+    Recorder recorder;
+    const Summary s = f.run("scripted", quickOptions(), recorder);
+    EXPECT_EQ(s.outcome, Outcome::Passed) << s.message;
+    EXPECT_EQ(s.repetitions, 5);
+    EXPECT_NEAR(s.medianMs, 2.0, 1e-6);
+    EXPECT_NEAR(s.noisePct, 0.0, 1e-6);
+}
+
+TEST(Runner, RepeatsUntilTheStandardErrorFallsUnderTheTarget)
+{
+    // Alternating 1 and 3 ms: relative stdev ~0.5, so RSE < 5% needs about 100 samples.
+    Fixture f(Script {{0.001, 0.003}});
+    RunOptions o = quickOptions();
+    o.noiseTarget = 0.05;
+    o.maxRepetitions = 1000;
+    Recorder recorder;
+    const Summary s = f.run("scripted", o, recorder);
+    EXPECT_GT(s.repetitions, 80);
+    EXPECT_LT(s.repetitions, 130);
+    RunningStats check;
+    for (double ms : s.samplesMs)
+        check.add(ms);
+    EXPECT_LE(check.relativeStandardError(), 0.05);
+}
+
+TEST(Runner, StopsAtTheMaximumCount)
+{
+    Fixture f(Script {{0.001, 0.003}});
+    RunOptions o = quickOptions();
+    o.noiseTarget = 1e-9;
+    o.maxRepetitions = 17;
+    Recorder recorder;
+    EXPECT_EQ(f.run("scripted", o, recorder).repetitions, 17);
+}
+
+TEST(Runner, StopsAtTheTimeLimitCountingWarmups)
+{
+    Fixture f(Script {{1.0, 1.5}});
+    RunOptions o = quickOptions();
+    o.minRepetitions = 10;
+    o.timeLimitS = 3.6;
+    Recorder recorder;
+    const Summary s = f.run("scripted", o, recorder);
+    // warm-up 1 s, then 1.5, 1.0, 1.5 s: the limit is crossed by the third timed repetition.
+    EXPECT_EQ(s.repetitions, 3);
+    EXPECT_EQ(s.outcome, Outcome::Passed);
+}
+
+TEST(Runner, AlwaysTimesAtLeastOneRepetitionEvenPastTheLimit)
+{
+    Fixture f(Script {{5.0}});
+    RunOptions o = quickOptions();
+    o.timeLimitS = 1.0;
+    Recorder recorder;
+    EXPECT_EQ(f.run("scripted", o, recorder).repetitions, 1);
+}
+
+TEST(Runner, StreamsEverySampleInOrder)
+{
+    Fixture f(Script {{0.001, 0.002, 0.004}});
+    RunOptions o = quickOptions();
+    o.noiseTarget = 1e-9;
+    o.maxRepetitions = 9;
+    Recorder recorder;
+    const Summary s = f.run("scripted", o, recorder);
+    ASSERT_EQ(recorder.samples.size(), 9u);
+    ASSERT_EQ(recorder.summaries.size(), 1u);
+    for (int i = 0; i < 9; ++i) {
+        EXPECT_EQ(recorder.samples[static_cast<std::size_t>(i)].repetition, i);
+        EXPECT_EQ(recorder.samples[static_cast<std::size_t>(i)].variant, "scripted");
+        EXPECT_NEAR(recorder.samples[static_cast<std::size_t>(i)].ms, s.samplesMs[static_cast<std::size_t>(i)], 1e-6);
+        EXPECT_TRUE(recorder.samples[static_cast<std::size_t>(i)].metric.has_value());
+    }
+    // The warm-up (call 0) ran 1 ms; timed calls continue the cycle at 2 ms.
+    EXPECT_NEAR(s.samplesMs[0], 2.0, 1e-6);
+    EXPECT_NEAR(s.samplesMs[1], 4.0, 1e-6);
+    EXPECT_NEAR(s.samplesMs[2], 1.0, 1e-6);
+    EXPECT_EQ(s.sampleMetrics.size(), 9u);
+}
+
+TEST(Runner, SummaryStatisticsAndRates)
+{
+    Fixture f(Script {{0.004, 0.001, 0.002, 0.003, 0.100}});
+    RunOptions o = quickOptions();
+    o.warmup = 0;
+    o.noiseTarget = 1e-9;
+    o.maxRepetitions = 5;
+    Recorder recorder;
+    const Summary s = f.run("scripted", o, recorder);
+    EXPECT_NEAR(s.medianMs, 3.0, 1e-6);
+    EXPECT_NEAR(s.minMs, 1.0, 1e-6);
+    EXPECT_NEAR(s.maxMs, 100.0, 1e-6);
+    EXPECT_NEAR(s.meanMs, 22.0, 1e-6);
+    // 10 numbers of 8 bytes in 3 ms; ceiling 100 GB/s.
+    EXPECT_DOUBLE_EQ(s.bytes, 80.0);
+    EXPECT_NEAR(s.gbPerS, 80.0 / 3e-3 / 1e9, 1e-12);
+    EXPECT_NEAR(s.itemsPerS, 10.0 / 3e-3, 1e-4);
+    EXPECT_DOUBLE_EQ(s.peakValue, 100.0);
+    EXPECT_NEAR(s.pctOfPeak, 100.0 * s.gbPerS / 100.0, 1e-12);
+    EXPECT_EQ(s.peakKind, "read_bandwidth");
+    EXPECT_EQ(s.workload, "fake");
+    EXPECT_EQ(s.datasetHash, "fake10");
+    EXPECT_EQ(s.size, 10u);
+    EXPECT_EQ(s.device.kind, "host");
+    EXPECT_FALSE(s.timestamp.empty());
+}
+
+TEST(Runner, CancellationKeepsWhatWasMeasured)
+{
+    Fixture f(Script {{0.001}});
+    RunOptions o = quickOptions();
+    o.noiseTarget = 1e-9;
+    std::stop_source stop;
+    Recorder recorder;
+    recorder.stopSource = &stop;
+    recorder.stopAfterSamples = 3;
+    const Summary s = f.run("scripted", o, recorder, stop.get_token());
+    EXPECT_EQ(s.outcome, Outcome::Cancelled);
+    EXPECT_EQ(s.repetitions, 3);
+    EXPECT_EQ(s.samplesMs.size(), 3u);
+    EXPECT_TRUE(s.delta.computed);
+    EXPECT_NE(s.result, nullptr);
+}
+
+TEST(Runner, AFailureMidRunKeepsTheSamplesAndNamesTheVariant)
+{
+    Script script;
+    script.throwOnCall = 3; // warm-up is call 0: two timed repetitions succeed
+    Fixture f(script);
+    RunOptions o = quickOptions();
+    o.noiseTarget = 1e-9;
+    Recorder recorder;
+    const Summary s = f.run("scripted", o, recorder);
+    EXPECT_EQ(s.outcome, Outcome::Failed);
+    EXPECT_EQ(s.repetitions, 2);
+    EXPECT_NE(s.message.find("variant scripted"), std::string::npos) << s.message;
+    EXPECT_NE(s.message.find("scripted failure"), std::string::npos) << s.message;
+}
+
+TEST(Runner, AStickyErrorMakesCudaUnavailable)
+{
+    Script script;
+    script.throwOnCall = 0;
+    script.throwSticky = true;
+    Fixture f(script);
+    Recorder recorder;
+    const Summary s = f.run("scripted", quickOptions(), recorder);
+    EXPECT_EQ(s.outcome, Outcome::Failed);
+    EXPECT_NE(device::cudaUnusableReason().find("scripted"), std::string::npos);
+    EXPECT_FALSE(device::cudaUnavailableReason().empty());
+}
+
+TEST(Runner, SkipRunBecomesSkippedWithTheReason)
+{
+    Script script;
+    script.skipInPrepare = true;
+    Fixture f(script);
+    Recorder recorder;
+    const Summary s = f.run("scripted", quickOptions(), recorder);
+    EXPECT_EQ(s.outcome, Outcome::Skipped);
+    EXPECT_EQ(s.message, "this combination is not supported");
+    EXPECT_EQ(s.repetitions, 0);
+}
+
+TEST(Runner, AVariantThatWasNotBuiltIsSkippedWithTheReason)
+{
+    Fixture f;
+    Recorder recorder;
+    const Summary s = f.run("unbuilt", quickOptions(), recorder);
+    EXPECT_EQ(s.outcome, Outcome::Skipped);
+    EXPECT_NE(s.message.find("built without CUDA"), std::string::npos);
+}
+
+TEST(Runner, AResultOverTheToleranceIsIncorrect)
+{
+    Script script;
+    script.resultOffset = 1e-6;
+    Fixture f(script);
+    Recorder recorder;
+    const Summary s = f.run("scripted", quickOptions(), recorder);
+    EXPECT_EQ(s.outcome, Outcome::Incorrect);
+    EXPECT_GT(s.delta.value, s.delta.tolerance);
+}
+
+TEST(Sweep, RunsEverySizeAndVariantWithProgress)
+{
+    Fixture f;
+    SweepRequest request;
+    request.workload = f.workload.get();
+    request.variantIds = {"reference", "scripted"};
+    request.sizes = {1, 31, 1000};
+    request.options = quickOptions();
+    request.runIdPrefix = "sweep";
+    Recorder recorder;
+    const auto summaries = runSweep(request, f.runner, recorder);
+    ASSERT_EQ(summaries.size(), 6u);
+    EXPECT_EQ(recorder.progress.size(), 6u);
+    EXPECT_EQ(recorder.progress.back().runCount, 6);
+    EXPECT_EQ(summaries[0].size, 1u);
+    EXPECT_EQ(summaries[5].size, 1000u);
+    EXPECT_EQ(summaries[5].runId, "sweep-006");
+    for (const auto& s : summaries)
+        EXPECT_EQ(s.outcome, Outcome::Passed) << s.variant << " " << s.message;
+}
+
+TEST(Sweep, AFailingSizeBecomesFailedRowsAndTheSweepGoesOn)
+{
+    Fixture f;
+    SweepRequest request;
+    request.workload = f.workload.get();
+    request.variantIds = {"scripted"};
+    request.sizes = {5, 7, 9};
+    request.generator = {{"fail_at", "7"}};
+    request.options = quickOptions();
+    Recorder recorder;
+    const auto summaries = runSweep(request, f.runner, recorder);
+    ASSERT_EQ(summaries.size(), 3u);
+    EXPECT_EQ(summaries[0].outcome, Outcome::Passed);
+    EXPECT_EQ(summaries[1].outcome, Outcome::Failed);
+    EXPECT_NE(summaries[1].message.find("scripted generator failure"), std::string::npos);
+    EXPECT_EQ(summaries[2].outcome, Outcome::Passed);
+}
+
+TEST(Sweep, CancellationStopsTheSweepAndKeepsEarlierRuns)
+{
+    Fixture f(Script {{0.001, 0.002}});
+    SweepRequest request;
+    request.workload = f.workload.get();
+    request.variantIds = {"reference", "scripted"};
+    request.sizes = {1, 2, 3};
+    request.options = quickOptions();
+    request.options.noiseTarget = 1e-9;
+    request.options.minRepetitions = 1;
+    request.options.maxRepetitions = 4;
+    std::stop_source stop;
+    Recorder recorder;
+    recorder.stopSource = &stop;
+    recorder.stopAfterSamples = 3; // the reference's timings are constant: it stops after two
+    const auto summaries = runSweep(request, f.runner, recorder, stop.get_token());
+    ASSERT_EQ(summaries.size(), 2u);
+    EXPECT_EQ(summaries[0].outcome, Outcome::Passed);
+    EXPECT_EQ(summaries[0].repetitions, 2);
+    EXPECT_EQ(summaries[1].outcome, Outcome::Cancelled);
+    EXPECT_EQ(summaries[1].repetitions, 1);
+}
+
+TEST(Sweep, RejectsUnknownVariantsAndParametersBeforeRunning)
+{
+    Fixture f;
+    SweepRequest request;
+    request.workload = f.workload.get();
+    request.variantIds = {"nope"};
+    Recorder recorder;
+    EXPECT_THROW(runSweep(request, f.runner, recorder), ParameterError);
+    request.variantIds = {};
+    request.params = {{"mode", "c"}};
+    EXPECT_THROW(runSweep(request, f.runner, recorder), ParameterError);
+    request.params = {};
+    request.generator = {{"n", "0"}};
+    EXPECT_THROW(runSweep(request, f.runner, recorder), ParameterError);
+    EXPECT_TRUE(recorder.summaries.empty());
+}
+
+} // namespace
+} // namespace ks::test

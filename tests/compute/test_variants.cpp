@@ -1,0 +1,122 @@
+// Every registered variant of every workload against its workload's reference, on fresh random data of awkward
+// sizes and every combination of enum parameters. A variant added to a register.cpp is tested here the same day.
+#include "compute/core/registry.h"
+#include "compute/core/runner.h"
+
+#include <gtest/gtest.h>
+#include <random>
+
+namespace ks {
+namespace {
+
+struct VariantCase {
+    std::string workload;
+    std::string variant;
+    std::uint64_t size = 0;
+    std::map<std::string, std::string> params;
+    std::map<std::string, std::string> generator;
+    std::string label;
+};
+
+/// Awkward sizes per workload (the size parameter of its generator).
+std::vector<std::uint64_t> sizesFor(const std::string& workload)
+{
+    if (workload == "linreg")
+        return {1, 2, 31, 1000003};
+    return {1, 31, 1000};
+}
+
+/// Extra generator settings a workload is also tested on (linreg: data far from the origin).
+std::vector<std::pair<std::string, std::map<std::string, std::string>>> dataClassesFor(const std::string& workload)
+{
+    if (workload == "linreg")
+        return {{"plain", {}}, {"offset", {{"x_offset", "1e6"}, {"x_span", "10"}}}};
+    return {{"plain", {}}};
+}
+
+/// Every combination of the workload's enum parameters.
+std::vector<std::map<std::string, std::string>> parameterCombinations(const Workload& w)
+{
+    std::vector<std::map<std::string, std::string>> combos {{}};
+    for (const auto& axis : w.parameters()) {
+        if (axis.kind != AxisKind::Enum)
+            continue;
+        std::vector<std::map<std::string, std::string>> next;
+        for (const auto& combo : combos)
+            for (const auto& choice : axis.choices) {
+                auto c = combo;
+                c[axis.name] = choice;
+                next.push_back(c);
+            }
+        combos = next;
+    }
+    return combos;
+}
+
+std::vector<VariantCase> allCases()
+{
+    std::vector<VariantCase> cases;
+    for (const auto& w : defaultRegistry().workloads())
+        for (const auto& v : w->variants())
+            for (auto size : sizesFor(w->id()))
+                for (const auto& params : parameterCombinations(*w))
+                    for (const auto& [dataName, generator] : dataClassesFor(w->id())) {
+                        std::string label = w->id() + "_" + v.id + "_n" + std::to_string(size) + "_" + dataName;
+                        for (const auto& [k, value] : params)
+                            label += "_" + value;
+                        cases.push_back({w->id(), v.id, size, params, generator, label});
+                    }
+    return cases;
+}
+
+class EveryVariant : public ::testing::TestWithParam<VariantCase> { };
+
+TEST_P(EveryVariant, MatchesTheReferenceOnFreshRandomData)
+{
+    const auto& c = GetParam();
+    const Workload& workload = *defaultRegistry().find(c.workload);
+    const Variant& variant = *workload.findVariant(c.variant);
+    if (const auto reason = unavailableReason(variant); !reason.empty())
+        GTEST_SKIP() << reason;
+
+    // Fresh data every run; the seed is printed so a failure can be replayed.
+    const auto seed = std::random_device {}() & 0x3fffffffu;
+    auto generator = c.generator;
+    generator[workload.sizeParameter()] = std::to_string(c.size);
+    if (ParamSet::parse(workload.generatorParameters(), {}).has("seed"))
+        generator["seed"] = std::to_string(seed);
+    const auto dataset = workload.generate(ParamSet::parse(workload.generatorParameters(), generator));
+    const auto params = ParamSet::parse(workload.parameters(), c.params);
+
+    Runner runner;
+    runner.setCeilingsProvider({});
+    RunOptions options;
+    options.warmup = 1;
+    options.minRepetitions = 2;
+    options.maxRepetitions = 2;
+    options.flushL2 = false;
+    RunRequest request {
+        &workload, &variant, dataset, params, options, runner.computeReference(workload, dataset, params), c.label};
+    RunObserver none;
+    const Summary s = runner.run(request, none);
+
+    // Four-sums formulas are expected to lose digits on offset data; they must still run and be compared.
+    const bool offsetSensitive
+        = c.generator.count("x_offset") && c.variant != "reference" && c.variant != "chan_stable";
+    if (offsetSensitive) {
+        EXPECT_TRUE(s.outcome == Outcome::Passed || s.outcome == Outcome::Incorrect)
+            << outcomeName(s.outcome) << ": " << s.message << " (seed " << seed << ")";
+    } else {
+        EXPECT_EQ(s.outcome, Outcome::Passed) << s.message << "; delta " << s.delta.value << " > tolerance "
+                                              << s.delta.tolerance << " (seed " << seed << ")";
+    }
+    EXPECT_EQ(s.repetitions, 2);
+    EXPECT_TRUE(s.delta.computed);
+    ASSERT_NE(s.result, nullptr);
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, EveryVariant, ::testing::ValuesIn(allCases()),
+    [](const ::testing::TestParamInfo<VariantCase>& p) { return p.param.label; });
+
+} // namespace
+} // namespace ks
