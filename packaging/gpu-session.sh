@@ -4,8 +4,11 @@
 # Usage: OUT=/some/dir bash packaging/gpu-session.sh [build|test|bench]...   (default: all three)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/gpu-out}
-mkdir -p "$OUT"
+FINAL=${OUT:-$PWD/gpu-out}
+# Logs gather in a scratch folder and travel back as one archive; CSVs and the ceilings are copied out beside it.
+OUT=$(mktemp -d)
+mkdir -p "$FINAL"
+trap 'tar -C "$OUT" -czf "$FINAL/logs.tar.gz" . ; cp "$OUT"/*.csv "$OUT"/info.txt "$OUT"/calibration.json "$FINAL"/ 2>/dev/null' EXIT
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(build test bench)
 B=build/device

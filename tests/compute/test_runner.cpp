@@ -212,15 +212,21 @@ TEST(Runner, AFailureMidRunKeepsTheSamplesAndNamesTheVariant)
 
 TEST(Runner, AStickyErrorMakesCudaUnavailable)
 {
-    Script script;
-    script.throwOnCall = 0;
-    script.throwSticky = true;
-    Fixture f(script);
-    Recorder recorder;
-    const Summary s = f.run("scripted", quickOptions(), recorder);
-    EXPECT_EQ(s.outcome, Outcome::Failed);
-    EXPECT_NE(device::cudaUnusableReason().find("scripted"), std::string::npos);
-    EXPECT_FALSE(device::cudaUnavailableReason().empty());
+    // Marking CUDA unusable is process-wide and permanent: check it in a child process.
+    EXPECT_EXIT(
+        {
+            Script script;
+            script.throwOnCall = 0;
+            script.throwSticky = true;
+            Fixture f(script);
+            Recorder recorder;
+            const Summary s = f.run("scripted", quickOptions(), recorder);
+            const bool marked = s.outcome == Outcome::Failed
+                && device::cudaUnusableReason().find("scripted") != std::string::npos
+                && !device::cudaUnavailableReason().empty();
+            std::exit(marked ? 0 : 1);
+        },
+        ::testing::ExitedWithCode(0), "");
 }
 
 TEST(Runner, SkipRunBecomesSkippedWithTheReason)
