@@ -16,7 +16,11 @@ export KS_CALIBRATION_CACHE="$OUT/calibration.json"
 
 has() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 
-{ nvidia-smi; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv; } >"$OUT/nvidia-smi.txt" 2>&1
+{
+    nvidia-smi
+    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv
+    ldconfig -p | grep -E "libnvidia-ml|libcuda\." || true
+} >"$OUT/nvidia-smi.txt" 2>&1
 
 if has build; then
     # libcsv is not on the GPU image: use a carried copy of Debian's package when present.

@@ -147,11 +147,10 @@ Ceilings measureHost()
     for (int pass = 0; pass < 4; ++pass) {
         auto t0 = std::chrono::steady_clock::now();
         double total = 0.0;
-#pragma omp parallel for reduction(+ : total) schedule(static)
-        for (std::int64_t i = 0; i < static_cast<std::int64_t>(count); i += 4) {
-            const auto k = static_cast<std::size_t>(i);
-            total += (a[k] + a[k + 1]) + (a[k + 2] + a[k + 3]);
-        }
+        // simd lets the compiler reassociate the sum, so the loop runs at memory speed.
+#pragma omp parallel for simd reduction(+ : total) schedule(static)
+        for (std::int64_t i = 0; i < static_cast<std::int64_t>(count); ++i)
+            total += a[static_cast<std::size_t>(i)];
         sink = sink + total;
         bestRead = std::min(bestRead, secondsSince(t0));
         t0 = std::chrono::steady_clock::now();

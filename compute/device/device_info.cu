@@ -3,6 +3,7 @@
 #include "compute/device/device_info.h"
 
 #include <cstdio>
+#include <dlfcn.h>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -15,7 +16,7 @@ std::string versionString(int v)
     return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
 }
 
-/// The kernel module's version ("580.159.04"), read where the NVIDIA driver publishes it.
+/// The kernel driverRelease's version ("580.159.04"), read where the NVIDIA driver publishes it.
 std::string kernelDriverVersion()
 {
     std::ifstream in("/proc/driver/nvidia/version");
@@ -31,6 +32,36 @@ std::string kernelDriverVersion()
         previous = word;
     }
     return {};
+}
+
+/// The driver's version through NVML, which ships with every NVIDIA driver; loaded at run time so the binary does
+/// not depend on it.
+std::string nvmlDriverVersion()
+{
+    void* lib = nullptr;
+    for (const char* name : {"libnvidia-ml.so.1", "/usr/local/nvidia/lib64/libnvidia-ml.so.1",
+             "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1", "/usr/lib64/libnvidia-ml.so.1"}) {
+        if ((lib = dlopen(name, RTLD_LAZY | RTLD_LOCAL)) != nullptr)
+            break;
+    }
+    if (!lib)
+        return {};
+    using Init = int (*)();
+    using Version = int (*)(char*, unsigned);
+    using Shutdown = int (*)();
+    const auto init = reinterpret_cast<Init>(dlsym(lib, "nvmlInit_v2"));
+    const auto version = reinterpret_cast<Version>(dlsym(lib, "nvmlSystemGetDriverVersion"));
+    const auto shutdown = reinterpret_cast<Shutdown>(dlsym(lib, "nvmlShutdown"));
+    std::string result;
+    if (init && version && init() == 0) {
+        char buffer[96] = {0};
+        if (version(buffer, sizeof buffer) == 0)
+            result = buffer;
+        if (shutdown)
+            shutdown();
+    }
+    dlclose(lib);
+    return result;
 }
 
 std::string formatUuid(const cudaUUID_t& uuid)
@@ -73,7 +104,9 @@ const Query& query()
         int runtime = 0;
         cudaDriverGetVersion(&driver);
         cudaRuntimeGetVersion(&runtime);
-        const std::string module = kernelDriverVersion();
+        std::string driverRelease = kernelDriverVersion();
+        if (driverRelease.empty())
+            driverRelease = nvmlDriverVersion();
         for (int i = 0; i < count; ++i) {
             cudaDeviceProp prop {};
             if (cudaGetDeviceProperties(&prop, i) != cudaSuccess) {
@@ -98,7 +131,7 @@ const Query& query()
             info.totalMemory = prop.totalGlobalMem;
             info.l2Bytes = static_cast<std::uint64_t>(prop.l2CacheSize);
             info.driverVersion
-                = (module.empty() ? std::string() : module + " ") + "(CUDA " + versionString(driver) + ")";
+                = (driverRelease.empty() ? std::string() : driverRelease + " ") + "(CUDA " + versionString(driver) + ")";
             info.runtimeVersion = versionString(runtime);
             q.devices.push_back(std::move(info));
         }
