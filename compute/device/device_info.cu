@@ -16,7 +16,7 @@ std::string versionString(int v)
     return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
 }
 
-/// The kernel driverRelease's version ("580.159.04"), read where the NVIDIA driver publishes it.
+/// The kernel module's version ("580.159.04"), read where the NVIDIA driver publishes it.
 std::string kernelDriverVersion()
 {
     std::ifstream in("/proc/driver/nvidia/version");
