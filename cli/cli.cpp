@@ -33,29 +33,6 @@ std::string shortened(const std::string& text, std::size_t width)
     return text.size() <= width ? text : text.substr(0, width - 1) + "…";
 }
 
-std::uint64_t parseSize(const std::string& token)
-{
-    const std::string text = token;
-    if (auto caret = text.find('^'); caret != std::string::npos) {
-        const auto base = std::stoull(text.substr(0, caret));
-        const auto exponent = std::stoull(text.substr(caret + 1));
-        if (exponent > 63)
-            throw ParameterError("size '" + token + "' is too large");
-        std::uint64_t v = 1;
-        for (std::uint64_t i = 0; i < exponent; ++i) {
-            if (v > UINT64_MAX / std::max<std::uint64_t>(base, 1))
-                throw ParameterError("size '" + token + "' is too large");
-            v *= base;
-        }
-        return v;
-    }
-    std::size_t used = 0;
-    const double value = std::stod(text, &used);
-    if (used != text.size() || value < 1 || value != std::floor(value) || value > 1.8e19)
-        throw ParameterError("size '" + token + "' is not a positive integer");
-    return static_cast<std::uint64_t>(value);
-}
-
 /// Prints each Summary as a table row as it arrives; progress and status go to the error stream.
 class TableObserver final : public RunObserver {
 public:
@@ -271,7 +248,7 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
                 request.params[k] = v;
         request.generator = ParamSet::splitAssignments(a.generate);
         if (!a.sizes.empty())
-            request.sizes = parseSizes(a.sizes);
+            request.sizes = parseSizeList(a.sizes);
         if (!a.input.empty()) {
             if (!a.generate.empty())
                 throw ParameterError("--input and --generate exclude each other");
@@ -295,7 +272,7 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
     } catch (const ParameterError& e) {
         err << "error: " << e.what() << '\n';
         return kExitBadInput;
-    } catch (const std::invalid_argument& e) {
+    } catch (const std::logic_error& e) {
         err << "error: " << e.what() << '\n';
         return kExitBadInput;
     }
@@ -364,33 +341,6 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
     return code;
 }
 } // namespace
-
-std::vector<std::uint64_t> parseSizes(const std::string& text)
-{
-    std::vector<std::uint64_t> sizes;
-    for (const auto& item : splitList(text)) {
-        try {
-            if (auto dots = item.find(".."); dots != std::string::npos) {
-                std::uint64_t lo = parseSize(item.substr(0, dots));
-                const std::uint64_t hi = parseSize(item.substr(dots + 2));
-                if (lo > hi)
-                    throw ParameterError("size range '" + item + "' runs backwards");
-                for (; lo <= hi; lo *= 2) {
-                    sizes.push_back(lo);
-                    if (lo > UINT64_MAX / 2)
-                        break;
-                }
-            } else {
-                sizes.push_back(parseSize(item));
-            }
-        } catch (const std::logic_error&) {
-            throw ParameterError("--sizes: '" + item + "' is not a size (use N, 2^K, 1e6 or A..B)");
-        }
-    }
-    if (sizes.empty())
-        throw ParameterError("--sizes names no size");
-    return sizes;
-}
 
 int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, std::stop_token stop)
 {

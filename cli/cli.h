@@ -18,7 +18,4 @@ enum ExitCode : int {
 /// The whole command line: `args` excludes the program name. Tables go to `out`, progress and errors to `err`.
 int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, std::stop_token stop = {});
 
-/// Parses "1000,2^20,1e6" and "2^16..2^20" (every power of two from the first to the last) into sizes.
-std::vector<std::uint64_t> parseSizes(const std::string& text);
-
 } // namespace ks::cli

@@ -311,55 +311,46 @@ std::vector<DatasetInfo> File::datasets() const
     return result;
 }
 
-bool File::hasDataset(const std::string& path) const
+namespace {
+/// The type of the object at `path`, or H5O_TYPE_UNKNOWN when there is none. Each link on the way is checked
+/// first, so a missing parent group is an answer, not an HDF5 error.
+H5O_type_t objectTypeAt(hid_t file, const std::string& path)
 {
-    LibraryLock lock;
-    if (path.empty() || path == "/")
-        return false;
-    // Check each link on the way so a missing parent group is not an error.
+    if (path == "/")
+        return H5O_TYPE_GROUP;
+    if (path.empty() || path.front() != '/')
+        return H5O_TYPE_UNKNOWN;
     std::size_t pos = 1;
     while (true) {
         const std::size_t next = path.find('/', pos);
         const std::string prefix = path.substr(0, next);
-        if (H5Lexists(m_id, prefix.c_str(), H5P_DEFAULT) <= 0) {
+        if (H5Lexists(file, prefix.c_str(), H5P_DEFAULT) <= 0) {
             H5Eclear2(H5E_DEFAULT);
-            return false;
+            return H5O_TYPE_UNKNOWN;
         }
         if (next == std::string::npos)
             break;
         pos = next + 1;
     }
     H5O_info_t objectInfo;
-    if (H5Oget_info_by_name(m_id, path.c_str(), &objectInfo, H5P_DEFAULT) < 0) {
+    if (H5Oget_info_by_name(file, path.c_str(), &objectInfo, H5P_DEFAULT) < 0) {
         H5Eclear2(H5E_DEFAULT);
-        return false;
+        return H5O_TYPE_UNKNOWN;
     }
-    return objectInfo.type == H5O_TYPE_DATASET;
+    return objectInfo.type;
+}
+} // namespace
+
+bool File::hasDataset(const std::string& path) const
+{
+    LibraryLock lock;
+    return objectTypeAt(m_id, path) == H5O_TYPE_DATASET;
 }
 
 bool File::hasGroup(const std::string& path) const
 {
     LibraryLock lock;
-    if (path == "/")
-        return true;
-    std::size_t pos = 1;
-    while (true) {
-        const std::size_t next = path.find('/', pos);
-        const std::string prefix = path.substr(0, next);
-        if (H5Lexists(m_id, prefix.c_str(), H5P_DEFAULT) <= 0) {
-            H5Eclear2(H5E_DEFAULT);
-            return false;
-        }
-        if (next == std::string::npos)
-            break;
-        pos = next + 1;
-    }
-    H5O_info_t objectInfo;
-    if (H5Oget_info_by_name(m_id, path.c_str(), &objectInfo, H5P_DEFAULT) < 0) {
-        H5Eclear2(H5E_DEFAULT);
-        return false;
-    }
-    return objectInfo.type == H5O_TYPE_GROUP;
+    return objectTypeAt(m_id, path) == H5O_TYPE_GROUP;
 }
 
 DatasetInfo File::info(const std::string& path) const

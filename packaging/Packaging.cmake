@@ -1,4 +1,10 @@
 # CPack: a Debian package of the CLI (and the desktop app when it is built).
+if(KS_BUILD_GUI)
+    install(FILES "${PROJECT_SOURCE_DIR}/packaging/kernelscope.desktop" DESTINATION share/applications)
+    install(FILES "${PROJECT_SOURCE_DIR}/packaging/io.kernelscope.KernelScope.metainfo.xml" DESTINATION share/metainfo)
+    install(FILES "${PROJECT_SOURCE_DIR}/resources/icons/kernelscope.svg"
+        DESTINATION share/icons/hicolor/scalable/apps)
+endif()
 set(CPACK_PACKAGE_NAME "kernelscope")
 set(CPACK_PACKAGE_VENDOR "KernelScope")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")

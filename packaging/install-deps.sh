@@ -11,6 +11,11 @@ packages=(
     zlib1g-dev           # zlib: .gz inputs
     libcsv-dev           # libcsv: CSV parsing and quoting
     libgtest-dev         # GoogleTest
+    qt6-base-dev         # Qt 6 Widgets, PrintSupport, Test: the desktop app
+    libqt6svg6-dev       # Qt 6 SVG: chart export to SVG
+    libqcustomplot-dev   # QCustomPlot (its Qt 6 build): the charts
+    libgl-dev            # OpenGL headers Qt 6's CMake files ask for
+    xvfb xauth           # a virtual display for screenshots
 )
 
 missing=()

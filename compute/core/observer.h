@@ -1,6 +1,7 @@
 #pragma once
 
 #include "compute/core/summary.h"
+#include "data/dataset.h"
 
 #include <cstdint>
 #include <string>
@@ -27,6 +28,8 @@ public:
     virtual void onSummary(const Summary&) { }
     /// Free-form status ("generating n=1000000", "computing the reference").
     virtual void onStatus(const std::string&) { }
+    /// The dataset the next runs use (generated for a size, or a subset of a file), before they start.
+    virtual void onDataset(const data::Dataset&) { }
 };
 
 /// Forwards to several observers in order.
@@ -52,6 +55,11 @@ public:
     {
         for (auto* o : m_observers)
             o->onStatus(s);
+    }
+    void onDataset(const data::Dataset& d) override
+    {
+        for (auto* o : m_observers)
+            o->onDataset(d);
     }
 
 private:

@@ -5,6 +5,8 @@
 #include "compute/core/version.h"
 #include "data/dataset_error.h"
 
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 
 namespace ks {
@@ -58,6 +60,73 @@ std::string runIdFor(const std::string& prefix, int index)
     return prefix + buffer;
 }
 } // namespace
+
+namespace {
+/// One size: N, 2^K or a float form of an integer (1e6).
+std::uint64_t parseOneSize(const std::string& text)
+{
+    const auto notASize = [&] { return ParameterError("'" + text + "' is not a size (use N, 2^K, 1e6 or A..B)"); };
+    if (text.empty())
+        throw notASize();
+    if (auto caret = text.find('^'); caret != std::string::npos) {
+        const std::string baseText = text.substr(0, caret);
+        const std::string exponentText = text.substr(caret + 1);
+        if (baseText.empty() || exponentText.empty() || baseText.find_first_not_of("0123456789") != std::string::npos
+            || exponentText.find_first_not_of("0123456789") != std::string::npos || exponentText.size() > 2)
+            throw notASize();
+        const auto base = std::stoull(baseText);
+        const auto exponent = std::stoull(exponentText);
+        std::uint64_t value = 1;
+        for (std::uint64_t i = 0; i < exponent; ++i) {
+            if (base != 0 && value > UINT64_MAX / base)
+                throw ParameterError("size '" + text + "' is too large");
+            value *= base;
+        }
+        if (value == 0)
+            throw notASize();
+        return value;
+    }
+    double value = 0.0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || ptr != text.data() + text.size() || !(value >= 1.0) || value != std::floor(value)
+        || value > 1.8e19)
+        throw notASize();
+    return static_cast<std::uint64_t>(value);
+}
+} // namespace
+
+std::vector<std::uint64_t> parseSizeList(const std::string& text)
+{
+    std::vector<std::uint64_t> sizes;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        std::size_t end = text.find(',', pos);
+        if (end == std::string::npos)
+            end = text.size();
+        std::string item = text.substr(pos, end - pos);
+        pos = end + 1;
+        item.erase(0, item.find_first_not_of(' '));
+        item.erase(item.find_last_not_of(' ') + 1);
+        if (item.empty())
+            continue;
+        if (auto dots = item.find(".."); dots != std::string::npos) {
+            std::uint64_t lo = parseOneSize(item.substr(0, dots));
+            const std::uint64_t hi = parseOneSize(item.substr(dots + 2));
+            if (lo > hi)
+                throw ParameterError("size range '" + item + "' runs backwards");
+            for (; lo <= hi; lo *= 2) {
+                sizes.push_back(lo);
+                if (lo > UINT64_MAX / 2)
+                    break;
+            }
+        } else {
+            sizes.push_back(parseOneSize(item));
+        }
+    }
+    if (sizes.empty())
+        throw ParameterError("no size given");
+    return sizes;
+}
 
 void validateSweep(const SweepRequest& request)
 {
@@ -125,6 +194,7 @@ std::vector<Summary> runSweep(
                 observer.onStatus("generating " + workload.sizeParameter() + "=" + std::to_string(size));
                 dataset = workload.generate(generator.with(workload.sizeParameter(), std::to_string(size)));
             }
+            observer.onDataset(dataset);
             observer.onStatus("computing the reference for " + dataset.meta().name);
             reference = runner.computeReference(workload, dataset, params);
         } catch (const data::DatasetError& e) {

@@ -24,6 +24,10 @@ struct SweepRequest {
     std::string runIdPrefix; ///< empty: a session stamp
 };
 
+/// Parses a list of sizes: "1000,2^20,1e6" and "2^16..2^20" (every power of two from the first to the last).
+/// Throws ParameterError naming the item that is not a size.
+std::vector<std::uint64_t> parseSizeList(const std::string& text);
+
 /// Checks everything a sweep needs before any work: the workload, variant ids, parameters, generator values and
 /// sizes. Throws ParameterError naming what is wrong.
 void validateSweep(const SweepRequest& request);

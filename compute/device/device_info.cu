@@ -130,8 +130,8 @@ const Query& query()
             info.memBusWidthBits = prop.memoryBusWidth;
             info.totalMemory = prop.totalGlobalMem;
             info.l2Bytes = static_cast<std::uint64_t>(prop.l2CacheSize);
-            info.driverVersion
-                = (driverRelease.empty() ? std::string() : driverRelease + " ") + "(CUDA " + versionString(driver) + ")";
+            info.driverVersion = (driverRelease.empty() ? std::string() : driverRelease + " ") + "(CUDA "
+                + versionString(driver) + ")";
             info.runtimeVersion = versionString(runtime);
             q.devices.push_back(std::move(info));
         }

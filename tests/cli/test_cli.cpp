@@ -163,14 +163,5 @@ TEST_F(Cli, HelpExitsZero)
     EXPECT_NE(m_out.str().find("--generate"), std::string::npos);
 }
 
-TEST_F(Cli, ParseSizes)
-{
-    EXPECT_EQ(parseSizes("1,31,1e6"), (std::vector<std::uint64_t> {1, 31, 1000000}));
-    EXPECT_EQ(parseSizes("2^16..2^18"), (std::vector<std::uint64_t> {65536, 131072, 262144}));
-    EXPECT_THROW(parseSizes("0"), std::exception);
-    EXPECT_THROW(parseSizes("10..5"), std::exception);
-    EXPECT_THROW(parseSizes(""), std::exception);
-}
-
 } // namespace
 } // namespace ks::cli

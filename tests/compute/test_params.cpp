@@ -1,5 +1,6 @@
 #include "compute/core/errors.h"
 #include "compute/core/params.h"
+#include "compute/core/sweep.h"
 
 #include <gtest/gtest.h>
 
@@ -71,6 +72,15 @@ TEST(Params, SplitAssignments)
     EXPECT_THROW(ParamSet::splitAssignments("n10"), ParameterError);
     EXPECT_THROW(ParamSet::splitAssignments("=3"), ParameterError);
     EXPECT_THROW(ParamSet::splitAssignments("n="), ParameterError);
+}
+
+TEST(Sizes, ListsPowersAndRanges)
+{
+    EXPECT_EQ(parseSizeList("1,31, 1e6"), (std::vector<std::uint64_t> {1, 31, 1000000}));
+    EXPECT_EQ(parseSizeList("2^16..2^18"), (std::vector<std::uint64_t> {65536, 131072, 262144}));
+    EXPECT_EQ(parseSizeList("1000003"), (std::vector<std::uint64_t> {1000003}));
+    for (const char* bad : {"0", "10..5", "", "abc", "1.5", "2^", "^3", "-4", "2^99"})
+        EXPECT_THROW(parseSizeList(bad), ParameterError) << bad;
 }
 
 } // namespace

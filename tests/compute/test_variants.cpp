@@ -18,6 +18,12 @@ struct VariantCase {
     std::string label;
 };
 
+/// How gtest prints a case (instead of its bytes).
+void PrintTo(const VariantCase& c, std::ostream* os)
+{
+    *os << c.label;
+}
+
 /// Awkward sizes per workload (the size parameter of its generator).
 std::vector<std::uint64_t> sizesFor(const std::string& workload)
 {

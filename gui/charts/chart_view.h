@@ -1,0 +1,91 @@
+#pragma once
+
+#include <QColor>
+#include <QElapsedTimer>
+#include <QTimer>
+#include <QWidget>
+
+#include <QVector>
+#include <cstdint>
+#include <map>
+
+class QCustomPlot;
+class QCPAxis;
+class QCPGraph;
+
+namespace ks::gui {
+
+class ResultsModel;
+
+/// Base of every chart: a QCustomPlot that redraws itself from the ResultsModel whenever the model changes, at most
+/// about 30 times a second (changes in between are coalesced into one queued replot), recolours itself when the
+/// palette changes, zooms and pans with the mouse, and exports to PNG, PDF and SVG.
+class ChartView : public QWidget {
+    Q_OBJECT
+public:
+    explicit ChartView(ResultsModel* model, QWidget* parent = nullptr);
+    ~ChartView() override;
+
+    QCustomPlot* plot() const { return m_plot; }
+    /// The tab title ("Timeline", "Sweep", ...).
+    virtual QString title() const = 0;
+
+    /// Writes the chart as PNG, PDF or SVG (chosen by the suffix). On failure returns false and sets `error`.
+    bool exportTo(const QString& path, QString* error = nullptr);
+    /// Whether SVG export was built in (Qt's SVG module present at build time).
+    static bool svgAvailable();
+
+    /// Data points drawn right now, over every graph and bar set (tests read it).
+    int pointCount() const;
+    /// Replots done so far (tests of the throttle read it).
+    int replotCount() const { return m_replots; }
+
+    static constexpr int kMinReplotIntervalMs = 33;
+
+public slots:
+    /// Marks the chart out of date; it rebuilds from the model within kMinReplotIntervalMs if it is visible, or
+    /// when it is next shown (a chart on a hidden tab costs nothing while data streams in).
+    void scheduleRebuild();
+    /// Rebuilds and replots now (exports and tests call it).
+    void rebuildNow();
+
+protected:
+    /// Redraws every graph from the model. Called by the throttle; must not call replot itself.
+    virtual void rebuild() = 0;
+
+    ResultsModel* model() const { return m_model; }
+    /// The variant's colour, the same in every chart.
+    QColor colorFor(const QString& variant) const;
+    QColor textColor() const;
+    QColor gridColor() const;
+    QColor backgroundColor() const;
+    bool darkTheme() const;
+    /// Applies the theme's colours to an axis (ticks, labels, grid).
+    void styleAxis(QCPAxis* axis) const;
+    /// Rescales both axes to the data with a small margin (log axes stay positive).
+    void rescaleWithMargin();
+    /// Makes an axis logarithmic with decade ticks; `format` is QCustomPlot's number format ("eb": 10^k).
+    static void setLogAxis(QCPAxis* axis, const QString& format = QStringLiteral("eb"));
+    /// variant index → size → row of the latest finished run with timings there (what sweep-shaped charts plot).
+    std::map<int, std::map<std::uint64_t, int>> latestTimedRunsBySize() const;
+    /// A line with markers in the variant's colour (markers only for a single point).
+    QCPGraph* addVariantGraph(const QString& variant, const QVector<double>& keys, const QVector<double>& values);
+    /// Red markers over points whose results are over tolerance, drawn last so they cover the variant's own.
+    void addOverToleranceMarkers(const QVector<double>& keys, const QVector<double>& values);
+
+    void changeEvent(QEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+
+private:
+    void applyTheme();
+    void flush();
+
+    ResultsModel* m_model;
+    QCustomPlot* m_plot;
+    QTimer m_throttle;
+    QElapsedTimer m_sinceReplot;
+    bool m_dirty = false;
+    int m_replots = 0;
+};
+
+} // namespace ks::gui

@@ -1,0 +1,79 @@
+#pragma once
+
+#include "compute/core/params.h"
+
+#include <QStringList>
+#include <QWidget>
+
+#include <map>
+#include <string>
+#include <vector>
+
+class QComboBox;
+class QFormLayout;
+class QLabel;
+class QLineEdit;
+
+namespace ks::gui {
+
+/// A form built from a list of parameter axes: one line edit per numeric axis, one combo box per enum axis.
+/// Values are text in the forms ParamSet::parse accepts, so the CLI and the GUI agree on what is valid.
+class ParamEditor : public QWidget {
+    Q_OBJECT
+public:
+    /// An empty form; setAxes fills it.
+    explicit ParamEditor(QWidget* parent = nullptr);
+    ~ParamEditor() override;
+
+    /// Rebuilds the form: one editor per axis, showing `values` where given and the axis default otherwise.
+    void setAxes(const std::vector<ks::Axis>& axes, const std::map<std::string, std::string>& values = {});
+    /// The axes the form was built from.
+    const std::vector<ks::Axis>& axes() const { return m_axes; }
+
+    /// Every axis's value as text, hidden ones included.
+    std::map<std::string, std::string> values() const;
+    /// Sets the values of the named axes (names without an axis are ignored); emits changed() once.
+    void setValues(const std::map<std::string, std::string>& values);
+    /// Puts every axis back to its default.
+    void resetToDefaults();
+
+    /// Hides the rows of these axes (their values still appear in values()); an empty list shows every row.
+    void setHiddenNames(const QStringList& names);
+    /// The names passed to setHiddenNames.
+    QStringList hiddenNames() const { return m_hiddenNames; }
+
+    /// The editor widget of an axis (a QLineEdit or a QComboBox), or nullptr.
+    QWidget* editorFor(const QString& name) const;
+
+    /// Empty when ParamSet::parse accepts values(), else its message.
+    QString validationError() const;
+
+signals:
+    /// A value changed, by the user or through setValues/setAxes.
+    void changed();
+
+private:
+    struct Row {
+        ks::Axis axis;
+        QLabel* label = nullptr;
+        QLineEdit* line = nullptr; ///< numeric axes
+        QComboBox* combo = nullptr; ///< enum axes
+        QString baseToolTip;
+    };
+
+    void clearRows();
+    void setRowText(Row& row, const QString& text);
+    QString rowText(const Row& row) const;
+    /// Marks a row's editor red with the error as its tooltip, or clears the mark.
+    void updateRowState(Row& row);
+    void onEdited();
+
+    std::vector<ks::Axis> m_axes;
+    std::vector<Row> m_rows;
+    QStringList m_hiddenNames;
+    QFormLayout* m_form = nullptr;
+    QLabel* m_emptyLabel = nullptr;
+    bool m_bulkUpdate = false;
+};
+
+} // namespace ks::gui

@@ -1,0 +1,188 @@
+#include "gui/panels/run_settings_panel.h"
+
+#include "compute/core/errors.h"
+#include "compute/core/runner.h"
+#include "compute/core/sweep.h"
+#include "compute/core/workload.h"
+#include "compute/device/device_info.h"
+#include "gui/panels/param_editor.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLineEdit>
+#include <QSpinBox>
+
+namespace ks::gui {
+
+RunOptions RunSettings::runOptions() const
+{
+    RunOptions o;
+    o.warmup = warmup;
+    o.minRepetitions = minRepetitions;
+    o.maxRepetitions = maxRepetitions;
+    o.noiseTarget = noisePct / 100.0;
+    o.timeLimitS = timeLimitS;
+    o.flushL2 = flushL2;
+    o.device = device;
+    return o;
+}
+
+RunSettingsPanel::RunSettingsPanel(QWidget* parent)
+    : QWidget(parent)
+    , m_sizes(new QLineEdit(this))
+    , m_params(new ParamEditor(this))
+    , m_noise(new QDoubleSpinBox(this))
+    , m_warmup(new QSpinBox(this))
+    , m_minReps(new QSpinBox(this))
+    , m_maxReps(new QSpinBox(this))
+    , m_timeLimit(new QDoubleSpinBox(this))
+    , m_flush(new QCheckBox(tr("Flush caches between repetitions"), this))
+    , m_device(new QComboBox(this))
+    , m_baseline(new QComboBox(this))
+{
+    m_sizes->setObjectName(QStringLiteral("sizes"));
+    m_sizes->setPlaceholderText(tr("the data's own size"));
+    m_sizes->setToolTip(tr("Sizes to sweep: N, 2^K, 1e6, comma-separated, or A..B for every power of two from A to "
+                           "B.\nGenerated data is made afresh for each size; a loaded file is cut to its first N "
+                           "elements."));
+    m_params->setObjectName(QStringLiteral("runParams"));
+    m_noise->setObjectName(QStringLiteral("noiseTarget"));
+    m_noise->setRange(0.01, 50.0);
+    m_noise->setDecimals(2);
+    m_noise->setSuffix(QStringLiteral(" %"));
+    m_noise->setToolTip(tr("Stop repeating once the relative standard error of the mean is under this"));
+    m_warmup->setObjectName(QStringLiteral("warmup"));
+    m_warmup->setRange(0, 1000);
+    m_minReps->setObjectName(QStringLiteral("minRepetitions"));
+    m_minReps->setRange(1, 1'000'000);
+    m_maxReps->setObjectName(QStringLiteral("maxRepetitions"));
+    m_maxReps->setRange(1, 10'000'000);
+    m_timeLimit->setObjectName(QStringLiteral("timeLimit"));
+    m_timeLimit->setRange(0.01, 86400.0);
+    m_timeLimit->setDecimals(2);
+    m_timeLimit->setSuffix(QStringLiteral(" s"));
+    m_timeLimit->setToolTip(tr("Wall time per run, warm-ups included; at least one repetition always runs"));
+    m_flush->setObjectName(QStringLiteral("flushCaches"));
+    m_flush->setToolTip(tr("Evict the inputs from the GPU's L2 (or the CPU's last-level cache) before each "
+                           "repetition, so small inputs are timed from memory, not from cache"));
+    m_device->setObjectName(QStringLiteral("device"));
+    m_baseline->setObjectName(QStringLiteral("baseline"));
+    m_baseline->setToolTip(tr("The variant the speedup chart divides by"));
+
+    const auto devices = device::cudaDevices();
+    if (devices.empty()) {
+        m_device->addItem(tr("no CUDA device"), 0);
+        m_device->setToolTip(QString::fromStdString(device::cudaUnavailableReason()));
+        m_device->setEnabled(false);
+    } else {
+        for (const auto& d : devices)
+            m_device->addItem(QStringLiteral("%1: %2").arg(d.index).arg(QString::fromStdString(d.name)), d.index);
+    }
+
+    auto* form = new QFormLayout(this);
+    form->setContentsMargins(0, 0, 0, 0);
+    form->addRow(tr("Sizes"), m_sizes);
+    form->addRow(tr("Parameters"), m_params);
+    form->addRow(tr("Noise target"), m_noise);
+    form->addRow(tr("Warm-up runs"), m_warmup);
+    form->addRow(tr("Min repetitions"), m_minReps);
+    form->addRow(tr("Max repetitions"), m_maxReps);
+    form->addRow(tr("Time limit"), m_timeLimit);
+    form->addRow(QString(), m_flush);
+    form->addRow(tr("Device"), m_device);
+    form->addRow(tr("Baseline"), m_baseline);
+
+    setSettings(RunSettings {});
+    auto emitChanged = [this] { Q_EMIT changed(); };
+    connect(m_sizes, &QLineEdit::textChanged, this, emitChanged);
+    connect(m_params, &ParamEditor::changed, this, emitChanged);
+    connect(m_noise, &QDoubleSpinBox::valueChanged, this, emitChanged);
+    connect(m_warmup, &QSpinBox::valueChanged, this, emitChanged);
+    connect(m_minReps, &QSpinBox::valueChanged, this, emitChanged);
+    connect(m_maxReps, &QSpinBox::valueChanged, this, emitChanged);
+    connect(m_timeLimit, &QDoubleSpinBox::valueChanged, this, emitChanged);
+    connect(m_flush, &QCheckBox::toggled, this, emitChanged);
+    connect(m_device, &QComboBox::currentIndexChanged, this, emitChanged);
+    connect(m_baseline, &QComboBox::currentIndexChanged, this, [this] {
+        Q_EMIT baselineChanged(m_baseline->currentData().toString());
+        Q_EMIT changed();
+    });
+}
+
+void RunSettingsPanel::setWorkload(const ks::Workload* workload)
+{
+    const QString previous = m_baseline->currentData().toString();
+    m_params->setAxes(workload ? workload->parameters() : std::vector<Axis> {});
+    const QSignalBlocker block(m_baseline);
+    m_baseline->clear();
+    if (workload) {
+        for (const auto& v : workload->variants())
+            m_baseline->addItem(QString::fromStdString(v.name), QString::fromStdString(v.id));
+        // The seed's own CPU formula is the natural baseline where there is one; else the reference.
+        int index = m_baseline->findData(previous);
+        if (index < 0)
+            index = m_baseline->findData(QStringLiteral("reference"));
+        m_baseline->setCurrentIndex(std::max(index, 0));
+    }
+    Q_EMIT baselineChanged(m_baseline->currentData().toString());
+}
+
+RunSettings RunSettingsPanel::settings() const
+{
+    RunSettings s;
+    s.sizes = m_sizes->text().trimmed();
+    s.params = m_params->values();
+    s.noisePct = m_noise->value();
+    s.warmup = m_warmup->value();
+    s.minRepetitions = m_minReps->value();
+    s.maxRepetitions = m_maxReps->value();
+    s.timeLimitS = m_timeLimit->value();
+    s.flushL2 = m_flush->isChecked();
+    s.device = m_device->currentData().toInt();
+    s.baseline = m_baseline->currentData().toString();
+    return s;
+}
+
+void RunSettingsPanel::setSettings(const RunSettings& s)
+{
+    m_sizes->setText(s.sizes);
+    if (!s.params.empty())
+        m_params->setValues(s.params);
+    m_noise->setValue(s.noisePct);
+    m_warmup->setValue(s.warmup);
+    m_minReps->setValue(s.minRepetitions);
+    m_maxReps->setValue(s.maxRepetitions);
+    m_timeLimit->setValue(s.timeLimitS);
+    m_flush->setChecked(s.flushL2);
+    if (const int d = m_device->findData(s.device); d >= 0)
+        m_device->setCurrentIndex(d);
+    if (!s.baseline.isEmpty())
+        if (const int b = m_baseline->findData(s.baseline); b >= 0)
+            m_baseline->setCurrentIndex(b);
+}
+
+std::vector<std::uint64_t> RunSettingsPanel::sizes() const
+{
+    const QString text = m_sizes->text().trimmed();
+    if (text.isEmpty())
+        return {};
+    return parseSizeList(text.toStdString());
+}
+
+QString RunSettingsPanel::validationError() const
+{
+    try {
+        sizes();
+    } catch (const ParameterError& e) {
+        return tr("Sizes: %1").arg(QString::fromStdString(e.what()));
+    }
+    if (const QString p = m_params->validationError(); !p.isEmpty())
+        return tr("Parameters: %1").arg(p);
+    if (m_minReps->value() > m_maxReps->value())
+        return tr("The minimum number of repetitions is above the maximum");
+    return {};
+}
+
+} // namespace ks::gui

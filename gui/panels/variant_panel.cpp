@@ -1,0 +1,136 @@
+#include "gui/panels/variant_panel.h"
+
+#include "compute/core/workload.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QPushButton>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace ks::gui {
+
+namespace {
+constexpr int kIdRole = Qt::UserRole + 1;
+constexpr int kReasonRole = Qt::UserRole + 2;
+} // namespace
+
+VariantPanel::VariantPanel(QWidget* parent)
+    : QWidget(parent)
+    , m_tree(new QTreeWidget(this))
+{
+    m_tree->setObjectName(QStringLiteral("variantList"));
+    m_tree->setColumnCount(3);
+    m_tree->setHeaderLabels({tr("Variant"), tr("Backend"), tr("Technique")});
+    m_tree->setRootIsDecorated(false);
+    m_tree->setUniformRowHeights(true);
+    m_tree->setAlternatingRowColors(true);
+    m_tree->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_tree->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    m_tree->setMinimumHeight(150);
+
+    auto* all = new QPushButton(tr("All"), this);
+    auto* none = new QPushButton(tr("None"), this);
+    all->setObjectName(QStringLiteral("checkAllVariants"));
+    none->setObjectName(QStringLiteral("checkNoVariants"));
+    all->setToolTip(tr("Check every variant that can run here"));
+    connect(all, &QPushButton::clicked, this, [this] { setCheckedVariants(allVariants()); });
+    connect(none, &QPushButton::clicked, this, [this] { setCheckedVariants({}); });
+
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(all);
+    buttons->addWidget(none);
+    buttons->addStretch();
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_tree);
+    layout->addLayout(buttons);
+
+    connect(m_tree, &QTreeWidget::itemChanged, this, [this](QTreeWidgetItem*, int column) {
+        if (column == 0)
+            Q_EMIT selectionChanged();
+    });
+}
+
+void VariantPanel::setWorkload(const ks::Workload* workload)
+{
+    const QSignalBlocker block(m_tree);
+    m_tree->clear();
+    if (workload) {
+        for (const auto& v : workload->variants()) {
+            auto* item = new QTreeWidgetItem(m_tree);
+            const QString id = QString::fromStdString(v.id);
+            const QString reason = QString::fromStdString(ks::unavailableReason(v));
+            item->setData(0, kIdRole, id);
+            item->setData(0, kReasonRole, reason);
+            item->setText(0, QString::fromStdString(v.name));
+            item->setText(1, QString::fromLatin1(backendName(v.backend)));
+            item->setText(2, QString::fromStdString(v.technique));
+            const QString tip = QStringLiteral("%1 (%2)\n%3")
+                                    .arg(QString::fromStdString(v.name), id, QString::fromStdString(v.technique));
+            if (reason.isEmpty()) {
+                item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsUserCheckable);
+                item->setCheckState(0, Qt::Checked);
+                for (int c = 0; c < 3; ++c)
+                    item->setToolTip(c, tip);
+            } else {
+                // Listed but greyed: the user sees the variant exists and why it cannot run here.
+                item->setFlags(Qt::ItemIsSelectable);
+                item->setCheckState(0, Qt::Unchecked);
+                item->setText(2, tr("unavailable: %1").arg(reason));
+                for (int c = 0; c < 3; ++c)
+                    item->setToolTip(c, tip + QStringLiteral("\n\n") + tr("Cannot run here: %1").arg(reason));
+            }
+        }
+    }
+    Q_EMIT selectionChanged();
+}
+
+QStringList VariantPanel::checkedVariants() const
+{
+    QStringList ids;
+    for (int i = 0; i < m_tree->topLevelItemCount(); ++i) {
+        auto* item = m_tree->topLevelItem(i);
+        if (item->checkState(0) == Qt::Checked)
+            ids << item->data(0, kIdRole).toString();
+    }
+    return ids;
+}
+
+QStringList VariantPanel::allVariants() const
+{
+    QStringList ids;
+    for (int i = 0; i < m_tree->topLevelItemCount(); ++i)
+        ids << m_tree->topLevelItem(i)->data(0, kIdRole).toString();
+    return ids;
+}
+
+void VariantPanel::setCheckedVariants(const QStringList& ids)
+{
+    {
+        const QSignalBlocker block(m_tree);
+        for (int i = 0; i < m_tree->topLevelItemCount(); ++i) {
+            auto* item = m_tree->topLevelItem(i);
+            const bool available = item->data(0, kReasonRole).toString().isEmpty();
+            const bool wanted = ids.contains(item->data(0, kIdRole).toString());
+            item->setCheckState(0, available && wanted ? Qt::Checked : Qt::Unchecked);
+        }
+    }
+    Q_EMIT selectionChanged();
+}
+
+QString VariantPanel::unavailableReason(const QString& id) const
+{
+    auto* item = itemFor(id);
+    return item ? item->data(0, kReasonRole).toString() : tr("no such variant");
+}
+
+QTreeWidgetItem* VariantPanel::itemFor(const QString& id) const
+{
+    for (int i = 0; i < m_tree->topLevelItemCount(); ++i)
+        if (m_tree->topLevelItem(i)->data(0, kIdRole).toString() == id)
+            return m_tree->topLevelItem(i);
+    return nullptr;
+}
+
+} // namespace ks::gui

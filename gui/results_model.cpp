@@ -1,0 +1,328 @@
+#include "gui/results_model.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QFont>
+#include <algorithm>
+#include <cmath>
+
+namespace ks::gui {
+
+namespace {
+QString number(double v, int precision = 4)
+{
+    if (std::isnan(v))
+        return QStringLiteral("NaN");
+    return QString::number(v, 'g', precision);
+}
+
+bool overTolerance(const Summary& s)
+{
+    return s.delta.computed && !s.delta.withinTolerance();
+}
+} // namespace
+
+QString formatRate(const Summary& s)
+{
+    if (s.repetitions == 0 || s.itemsPerS <= 0.0)
+        return QStringLiteral("—");
+    const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
+    double v = s.itemsPerS;
+    int p = 0;
+    while (v >= 1000.0 && p < 5) {
+        v /= 1000.0;
+        ++p;
+    }
+    return QStringLiteral("%1 %2%3/s")
+        .arg(number(v, 3), QString::fromLatin1(prefixes[p]), QString::fromStdString(s.itemName));
+}
+
+QString formatDelta(const Summary& s)
+{
+    if (!s.delta.computed)
+        return QStringLiteral("—");
+    return QString::number(s.delta.value, 'e', 2);
+}
+
+ResultsModel::ResultsModel(QObject* parent)
+    : QAbstractTableModel(parent)
+{
+}
+
+int ResultsModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int ResultsModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant ResultsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case VariantColumn:
+        return tr("Variant");
+    case BackendColumn:
+        return tr("Backend");
+    case SizeColumn:
+        return tr("Size");
+    case OutcomeColumn:
+        return tr("Outcome");
+    case RepetitionsColumn:
+        return tr("Reps");
+    case MedianColumn:
+        return tr("Median (ms)");
+    case NoiseColumn:
+        return tr("Noise (%)");
+    case GbPerSColumn:
+        return tr("GB/s");
+    case ItemRateColumn:
+        return tr("Rate");
+    case PctOfPeakColumn:
+        return tr("% of ceiling");
+    case DeltaColumn:
+        return tr("Delta");
+    case MessageColumn:
+        return tr("Message");
+    default:
+        return {};
+    }
+}
+
+QVariant ResultsModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount())
+        return {};
+    const Row& row = m_rows[static_cast<std::size_t>(index.row())];
+    const Summary& s = summary(index.row());
+    const bool timed = s.repetitions > 0;
+    if (role == RunningRole)
+        return row.running;
+    if (role == OverToleranceRole)
+        return overTolerance(s);
+    if (role == Qt::ForegroundRole) {
+        if (!row.running && overTolerance(s) && (index.column() == DeltaColumn || index.column() == OutcomeColumn))
+            return QBrush(QColor(0xd6, 0x27, 0x28));
+        if (!row.running && (s.outcome == Outcome::Failed) && index.column() == OutcomeColumn)
+            return QBrush(QColor(0xd6, 0x27, 0x28));
+        return {};
+    }
+    if (role == Qt::FontRole && row.running) {
+        QFont font;
+        font.setItalic(true);
+        return font;
+    }
+    if (role == Qt::ToolTipRole) {
+        if (index.column() == DeltaColumn && s.delta.computed) {
+            QString text = tr("%1 = %2 (tolerance %3)")
+                               .arg(QString::fromStdString(s.delta.kind), number(s.delta.value, 6),
+                                   number(s.delta.tolerance, 3));
+            for (const auto& [k, v] : s.delta.details)
+                text += QStringLiteral("\n%1 = %2").arg(QString::fromStdString(k), number(v, 6));
+            return text;
+        }
+        if (index.column() == VariantColumn)
+            return QString::fromStdString(s.variantName);
+        if (index.column() == MessageColumn)
+            return QString::fromStdString(s.message);
+        return {};
+    }
+    if (role == SortRole) {
+        switch (index.column()) {
+        case SizeColumn:
+            return static_cast<qulonglong>(s.size);
+        case RepetitionsColumn:
+            return s.repetitions;
+        case MedianColumn:
+            return timed ? s.medianMs : -1.0;
+        case NoiseColumn:
+            return s.noisePct;
+        case GbPerSColumn:
+            return s.gbPerS;
+        case ItemRateColumn:
+            return s.itemsPerS;
+        case PctOfPeakColumn:
+            return s.pctOfPeak;
+        case DeltaColumn:
+            return s.delta.computed ? s.delta.value : -1.0;
+        default:
+            return data(index, Qt::DisplayRole);
+        }
+    }
+    if (role == Qt::TextAlignmentRole) {
+        switch (index.column()) {
+        case VariantColumn:
+        case BackendColumn:
+        case OutcomeColumn:
+        case MessageColumn:
+            return QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter);
+        default:
+            return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+        }
+    }
+    if (role != Qt::DisplayRole && role != Qt::EditRole)
+        return {};
+    switch (index.column()) {
+    case VariantColumn:
+        return QString::fromStdString(s.variant);
+    case BackendColumn:
+        return QString::fromStdString(s.backend);
+    case SizeColumn:
+        return QString::number(static_cast<qulonglong>(s.size));
+    case OutcomeColumn:
+        return row.running ? tr("running") : QString::fromLatin1(outcomeName(s.outcome));
+    case RepetitionsColumn:
+        return s.repetitions;
+    case MedianColumn:
+        return timed ? number(s.medianMs, 5) : QStringLiteral("—");
+    case NoiseColumn:
+        return timed ? QString::number(s.noisePct, 'f', 2) : QStringLiteral("—");
+    case GbPerSColumn:
+        return timed && s.gbPerS > 0 ? QString::number(s.gbPerS, 'f', 1) : QStringLiteral("—");
+    case ItemRateColumn:
+        return formatRate(s);
+    case PctOfPeakColumn:
+        return timed && s.peakValue > 0 ? QString::number(s.pctOfPeak, 'f', 1) : QStringLiteral("—");
+    case DeltaColumn:
+        return formatDelta(s);
+    case MessageColumn:
+        return QString::fromStdString(s.message).section(QLatin1Char('\n'), 0, 0);
+    default:
+        return {};
+    }
+}
+
+const Summary& ResultsModel::summary(int row) const
+{
+    Row& r = m_rows[static_cast<std::size_t>(row)];
+    if (r.medianStale) {
+        r.summary.medianMs = median(r.summary.samplesMs);
+        r.medianStale = false;
+    }
+    return r.summary;
+}
+
+void ResultsModel::appendToRow(Row& row, const Sample& sample)
+{
+    Summary& s = row.summary;
+    s.samplesMs.push_back(sample.ms);
+    if (sample.metric)
+        s.sampleMetrics.push_back(*sample.metric);
+    row.stats.add(sample.ms);
+    s.repetitions = static_cast<int>(row.stats.count());
+    s.meanMs = row.stats.mean();
+    s.minMs = row.stats.min();
+    s.maxMs = row.stats.max();
+    s.stdevMs = row.stats.stdev();
+    s.noisePct = s.meanMs > 0 ? 100.0 * s.stdevMs / s.meanMs : 0.0;
+    row.medianStale = true;
+}
+
+void ResultsModel::addSamples(const QList<ks::Sample>& samples)
+{
+    std::vector<int> touched;
+    for (const Sample& sample : samples) {
+        int row = rowForRun(sample.runId);
+        if (row < 0) {
+            row = static_cast<int>(m_rows.size());
+            beginInsertRows({}, row, row);
+            Row r;
+            r.running = true;
+            r.summary.runId = sample.runId;
+            r.summary.workload = sample.workload;
+            r.summary.variant = sample.variant;
+            r.summary.size = sample.size;
+            m_rows.push_back(std::move(r));
+            m_rowByRun[sample.runId] = row;
+            endInsertRows();
+            variantIndex(QString::fromStdString(sample.variant));
+        }
+        appendToRow(m_rows[static_cast<std::size_t>(row)], sample);
+        if (touched.empty() || touched.back() != row)
+            touched.push_back(row);
+    }
+    std::sort(touched.begin(), touched.end());
+    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+    for (int row : touched) {
+        Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+        Q_EMIT samplesAppended(row);
+    }
+}
+
+void ResultsModel::addSummary(const Summary& summary)
+{
+    int row = rowForRun(summary.runId);
+    if (row < 0 || summary.runId.empty()) {
+        row = static_cast<int>(m_rows.size());
+        beginInsertRows({}, row, row);
+        m_rows.push_back(Row {summary, false, {}, false});
+        if (!summary.runId.empty())
+            m_rowByRun[summary.runId] = row;
+        endInsertRows();
+    } else {
+        m_rows[static_cast<std::size_t>(row)] = Row {summary, false, {}, false};
+        emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    }
+    variantIndex(QString::fromStdString(summary.variant));
+}
+
+void ResultsModel::setSummaries(const std::vector<Summary>& summaries)
+{
+    beginResetModel();
+    m_rows.clear();
+    m_rowByRun.clear();
+    for (const auto& s : summaries) {
+        m_rowByRun[s.runId] = static_cast<int>(m_rows.size());
+        m_rows.push_back(Row {s, false, {}, false});
+        variantIndex(QString::fromStdString(s.variant));
+    }
+    endResetModel();
+}
+
+void ResultsModel::clear()
+{
+    beginResetModel();
+    m_rows.clear();
+    m_rowByRun.clear();
+    endResetModel();
+}
+
+int ResultsModel::rowForRun(const std::string& runId) const
+{
+    auto it = m_rowByRun.find(runId);
+    return it == m_rowByRun.end() ? -1 : it->second;
+}
+
+std::vector<Summary> ResultsModel::finishedSummaries() const
+{
+    std::vector<Summary> out;
+    for (const auto& r : m_rows)
+        if (!r.running)
+            out.push_back(r.summary);
+    return out;
+}
+
+void ResultsModel::setVariantOrder(const QStringList& variants)
+{
+    QStringList order = variants;
+    for (const auto& v : m_variantOrder)
+        if (!order.contains(v))
+            order.append(v);
+    m_variantOrder = order;
+}
+
+int ResultsModel::variantIndex(const QString& variant) const
+{
+    int i = static_cast<int>(m_variantOrder.indexOf(variant));
+    if (i < 0) {
+        m_variantOrder.append(variant);
+        i = static_cast<int>(m_variantOrder.size()) - 1;
+    }
+    return i;
+}
+
+} // namespace ks::gui

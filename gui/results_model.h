@@ -1,0 +1,94 @@
+#pragma once
+
+#include "compute/core/stats.h"
+#include "compute/core/summary.h"
+
+#include <QAbstractTableModel>
+#include <QList>
+#include <QStringList>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ks::gui {
+
+/// Every run of the session, one row per run (a variant at a size), live while it runs: the results table and every
+/// chart are views of it, so a Sample shows up in all of them at once.
+class ResultsModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column {
+        VariantColumn,
+        BackendColumn,
+        SizeColumn,
+        OutcomeColumn,
+        RepetitionsColumn,
+        MedianColumn,
+        NoiseColumn,
+        GbPerSColumn,
+        ItemRateColumn,
+        PctOfPeakColumn,
+        DeltaColumn,
+        MessageColumn,
+        ColumnCount
+    };
+    enum Role {
+        SortRole = Qt::UserRole + 1, ///< numbers as numbers for sorting
+        RunningRole, ///< bool: the run has not finished
+        OverToleranceRole, ///< bool: the Delta is over the tolerance (shown in red everywhere)
+    };
+
+    explicit ResultsModel(QObject* parent = nullptr);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    /// Repetitions of runs (a batch from the worker): creates a run's row on its first Sample and updates its
+    /// live statistics incrementally, so a fast stream costs O(1) per sample.
+    void addSamples(const QList<ks::Sample>& samples);
+    void addSample(const Sample& sample) { addSamples({sample}); }
+    /// A finished run: completes its row (or adds one, for runs that never sampled: skipped, failed).
+    void addSummary(const Summary& summary);
+    /// Replaces everything (a reopened workspace).
+    void setSummaries(const std::vector<Summary>& summaries);
+    void clear();
+
+    /// The run's Summary; for a running row, its statistics so far.
+    const Summary& summary(int row) const;
+    bool isRunning(int row) const { return m_rows[static_cast<std::size_t>(row)].running; }
+    /// -1 when no row has this run id.
+    int rowForRun(const std::string& runId) const;
+    /// Finished runs in order (what files and workspaces hold).
+    std::vector<Summary> finishedSummaries() const;
+
+    /// The order variants are listed in (the workload's), so each keeps its colour in every chart.
+    void setVariantOrder(const QStringList& variants);
+    /// 0-based position of a variant in that order (variants seen later are appended).
+    int variantIndex(const QString& variant) const;
+
+signals:
+    /// New samples were appended to the run in `row` (the timeline listens to this).
+    void samplesAppended(int row);
+
+private:
+    struct Row {
+        Summary summary;
+        bool running = false;
+        RunningStats stats; ///< of the samples so far, while running
+        bool medianStale = false; ///< the median is computed when asked for, not per sample
+    };
+    void appendToRow(Row& row, const Sample& sample);
+
+    mutable std::vector<Row> m_rows;
+    std::unordered_map<std::string, int> m_rowByRun;
+    mutable QStringList m_variantOrder;
+};
+
+/// The display text of a run's rate column: GB/s, or the workload's own unit per second.
+QString formatRate(const Summary& summary);
+/// "3.2e-16" or "—".
+QString formatDelta(const Summary& summary);
+
+} // namespace ks::gui

@@ -1,0 +1,193 @@
+#include "gui/run_controller.h"
+
+#include "compute/core/errors.h"
+#include "compute/core/registry.h"
+#include "data/dataset_error.h"
+
+#include <QElapsedTimer>
+#include <QMetaObject>
+#include <QPointer>
+#include <QThreadPool>
+#include <stdexcept>
+
+namespace ks::gui {
+
+void registerMetaTypes()
+{
+    qRegisterMetaType<ks::Sample>();
+    qRegisterMetaType<QList<ks::Sample>>();
+    qRegisterMetaType<ks::Summary>();
+    qRegisterMetaType<ks::SweepProgress>();
+    qRegisterMetaType<ks::data::Dataset>();
+}
+
+namespace {
+/// Turns engine callbacks (on the compute thread) into the worker's signals. Samples are batched: flushed
+/// every kSampleBatchMs and before anything else is reported, so their order with summaries is kept.
+class SignalObserver final : public RunObserver {
+public:
+    explicit SignalObserver(ComputeWorker& worker)
+        : m_worker(worker)
+    {
+        m_sinceFlush.start();
+    }
+    ~SignalObserver() override { flush(); }
+    void onProgress(const SweepProgress& p) override
+    {
+        flush();
+        Q_EMIT m_worker.progress(p);
+    }
+    void onSample(const Sample& s) override
+    {
+        m_pending.append(s);
+        if (m_sinceFlush.elapsed() >= ComputeWorker::kSampleBatchMs)
+            flush();
+    }
+    void onSummary(const Summary& s) override
+    {
+        flush();
+        Q_EMIT m_worker.summaryReady(s);
+    }
+    void onStatus(const std::string& s) override
+    {
+        flush();
+        Q_EMIT m_worker.status(QString::fromStdString(s));
+    }
+    void onDataset(const data::Dataset& d) override
+    {
+        flush();
+        Q_EMIT m_worker.datasetReady(d);
+    }
+    void flush()
+    {
+        if (!m_pending.isEmpty()) {
+            Q_EMIT m_worker.samplesReady(m_pending);
+            m_pending.clear();
+        }
+        m_sinceFlush.restart();
+    }
+
+private:
+    ComputeWorker& m_worker;
+    QList<Sample> m_pending;
+    QElapsedTimer m_sinceFlush;
+};
+} // namespace
+
+ComputeWorker::ComputeWorker(QObject* parent)
+    : QObject(parent)
+{
+}
+
+void ComputeWorker::runSweep(const ks::SweepRequest& request, std::stop_token stop)
+{
+    SignalObserver observer(*this);
+    Runner runner;
+    if (!m_calibrate)
+        runner.setCeilingsProvider({});
+    QString error;
+    try {
+        ks::runSweep(request, runner, observer, stop);
+    } catch (const std::exception& e) {
+        // Only an invalid request gets here (runs report their own failures); nothing has been measured.
+        error = QString::fromStdString(e.what());
+    }
+    observer.flush();
+    Q_EMIT sweepFinished(stop.stop_requested(), error);
+}
+
+RunController::RunController(QObject* parent)
+    : QObject(parent)
+{
+    registerMetaTypes();
+    m_thread.setObjectName(QStringLiteral("kernelscope-compute"));
+    m_worker = new ComputeWorker;
+    m_worker->moveToThread(&m_thread);
+    connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
+    connect(m_worker, &ComputeWorker::samplesReady, this, &RunController::samplesReady);
+    connect(m_worker, &ComputeWorker::summaryReady, this, &RunController::summaryReady);
+    connect(m_worker, &ComputeWorker::progress, this, &RunController::progress);
+    connect(m_worker, &ComputeWorker::status, this, &RunController::status);
+    connect(m_worker, &ComputeWorker::datasetReady, this, &RunController::datasetReady);
+    connect(m_worker, &ComputeWorker::sweepFinished, this, [this](bool cancelled, const QString& error) {
+        m_running = false;
+        Q_EMIT runningChanged(false);
+        Q_EMIT finished(cancelled, error);
+    });
+    m_thread.start();
+}
+
+RunController::~RunController()
+{
+    m_stop.request_stop();
+    m_thread.quit();
+    m_thread.wait();
+}
+
+void RunController::setCalibrationEnabled(bool enabled)
+{
+    QMetaObject::invokeMethod(
+        m_worker, [worker = m_worker, enabled] { worker->setCalibrationEnabled(enabled); },
+        Qt::BlockingQueuedConnection);
+}
+
+void RunController::start(const SweepRequest& request)
+{
+    if (m_running)
+        throw std::logic_error("a sweep is already running");
+    validateSweep(request);
+    m_stop = std::stop_source();
+    m_running = true;
+    Q_EMIT runningChanged(true);
+    QMetaObject::invokeMethod(
+        m_worker, [worker = m_worker, request, token = m_stop.get_token()] { worker->runSweep(request, token); },
+        Qt::QueuedConnection);
+}
+
+void RunController::cancel()
+{
+    if (m_running)
+        m_stop.request_stop();
+}
+
+quint64 RunController::loadDataset(
+    const QString& workloadId, const QString& path, const QString& h5Path, bool allowNonFinite)
+{
+    const quint64 ticket = ++m_ticket;
+    QPointer<RunController> self(this);
+    const std::string workload = workloadId.toStdString();
+    data::ReadOptions options;
+    options.allowNonFinite = allowNonFinite;
+    options.h5Path = h5Path.toStdString();
+    const std::string file = path.toStdString();
+    QThreadPool::globalInstance()->start([self, ticket, workload, options, file] {
+        QString failure;
+        data::Dataset dataset;
+        try {
+            const Workload* w = defaultRegistry().find(workload);
+            if (!w)
+                throw ParameterError("unknown workload '" + workload + "'");
+            dataset = w->load(file, options);
+        } catch (const std::bad_alloc&) {
+            failure = QStringLiteral("%1: out of memory while reading").arg(QString::fromStdString(file));
+        } catch (const std::exception& e) {
+            failure = QString::fromStdString(e.what());
+        }
+        if (!self)
+            return;
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, ticket, dataset, failure] {
+                if (!self || ticket != self->m_ticket)
+                    return; // a newer load superseded this one
+                if (failure.isEmpty())
+                    Q_EMIT self->datasetLoaded(ticket, dataset);
+                else
+                    Q_EMIT self->datasetFailed(ticket, failure);
+            },
+            Qt::QueuedConnection);
+    });
+    return ticket;
+}
+
+} // namespace ks::gui

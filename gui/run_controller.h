@@ -1,0 +1,85 @@
+#pragma once
+
+#include "compute/core/sweep.h"
+#include "gui/metatypes.h"
+
+#include <QObject>
+#include <QString>
+#include <QThread>
+#include <memory>
+#include <stop_token>
+
+namespace ks::gui {
+
+/// Lives on the compute thread and runs sweeps there; everything it reports leaves as a signal carrying a value.
+class ComputeWorker : public QObject {
+    Q_OBJECT
+public:
+    explicit ComputeWorker(QObject* parent = nullptr);
+    /// Whether runs measure (or read from the cache) the device's ceilings for "% of peak".
+    void setCalibrationEnabled(bool enabled) { m_calibrate = enabled; }
+
+public Q_SLOTS:
+    /// Runs the sweep to its end or until `stop` is requested. Never throws.
+    void runSweep(const ks::SweepRequest& request, std::stop_token stop);
+
+Q_SIGNALS:
+    /// Repetitions in arrival order, batched (at most every kSampleBatchMs) so a variant that repeats thousands of
+    /// times a second cannot flood the GUI thread with events.
+    void samplesReady(const QList<ks::Sample>& samples);
+    void summaryReady(const ks::Summary& summary);
+    void progress(const ks::SweepProgress& progress);
+    void status(const QString& message);
+    void datasetReady(const ks::data::Dataset& dataset);
+    /// The sweep ended: cancelled, or with an error that stopped it before any run (empty when none).
+    void sweepFinished(bool cancelled, const QString& error);
+
+public:
+    static constexpr int kSampleBatchMs = 20;
+
+private:
+    bool m_calibrate = true;
+};
+
+/// Owns the compute thread and its worker. The GUI thread only ever posts work and receives queued signals, so it
+/// never waits on compute; cancelling stops between repetitions and keeps what was measured. Dataset loads run on
+/// the global thread pool, so a file can be opened while a sweep runs.
+class RunController : public QObject {
+    Q_OBJECT
+public:
+    explicit RunController(QObject* parent = nullptr);
+    /// Cancels a running sweep and waits for the compute thread to end.
+    ~RunController() override;
+
+    bool isRunning() const { return m_running; }
+    void setCalibrationEnabled(bool enabled);
+
+    /// Starts a sweep. Throws ks::ParameterError (without starting) when the request is invalid, and
+    /// std::logic_error when a sweep is already running.
+    void start(const SweepRequest& request);
+    /// Asks the running sweep to stop after the current repetition.
+    void cancel();
+    /// Loads a file for a workload on a pool thread; the answer comes as datasetLoaded or datasetFailed with the
+    /// returned ticket (a later load makes earlier tickets stale).
+    quint64 loadDataset(const QString& workloadId, const QString& path, const QString& h5Path, bool allowNonFinite);
+
+Q_SIGNALS:
+    void samplesReady(const QList<ks::Sample>& samples);
+    void summaryReady(const ks::Summary& summary);
+    void progress(const ks::SweepProgress& progress);
+    void status(const QString& message);
+    void datasetReady(const ks::data::Dataset& dataset);
+    void finished(bool cancelled, const QString& error);
+    void runningChanged(bool running);
+    void datasetLoaded(quint64 ticket, const ks::data::Dataset& dataset);
+    void datasetFailed(quint64 ticket, const QString& message);
+
+private:
+    QThread m_thread;
+    ComputeWorker* m_worker = nullptr;
+    std::stop_source m_stop;
+    bool m_running = false;
+    quint64 m_ticket = 0;
+};
+
+} // namespace ks::gui

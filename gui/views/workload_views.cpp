@@ -1,0 +1,17 @@
+#include "gui/views/linreg_view.h"
+#include "gui/views/result_values_view.h"
+#include "gui/views/workload_view.h"
+
+namespace ks::gui {
+
+WorkloadView* createWorkloadView(const std::string& workloadId, ResultsModel* model, QWidget* parent)
+{
+    if (workloadId == "linreg")
+        return new LinregView(model, parent);
+    return new ResultValuesView(model, parent);
+}
+
+} // namespace ks::gui
+
+// workload_view.h declares a Q_OBJECT class but has no .cpp of its own for AUTOMOC to pair it with: its moc output
+// is compiled here.

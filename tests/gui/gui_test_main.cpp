@@ -1,0 +1,18 @@
+// GUI tests need a QApplication before any widget exists; they run offscreen (QT_QPA_PLATFORM=offscreen is set
+// for every test by ks_add_test, and defaulted here for direct runs).
+#include <QApplication>
+#include <QStandardPaths>
+#include <gtest/gtest.h>
+
+int main(int argc, char** argv)
+{
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    // Settings and autosaves go to throw-away test locations, never the user's.
+    QStandardPaths::setTestModeEnabled(true);
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("KernelScopeTests"));
+    QApplication::setApplicationName(QStringLiteral("kernelscope-tests"));
+    ::testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
+}

@@ -1,0 +1,686 @@
+// Tests of the live charts and workload views: what each draws from a ResultsModel, the alarm colour for results
+// over tolerance, log axes, the replot throttle, export to PNG/PDF/SVG and recolouring on a palette change.
+#include "compute/workloads/linreg/linreg.h"
+#include "data/series2d.h"
+#include "gui/charts/correctness_chart.h"
+#include "gui/charts/speedup_chart.h"
+#include "gui/charts/sweep_chart.h"
+#include "gui/charts/throughput_chart.h"
+#include "gui/charts/timeline_chart.h"
+#include "gui/results_model.h"
+#include "gui/theme.h"
+#include "gui/views/linreg_view.h"
+#include "gui/views/result_values_view.h"
+#include "gui/views/workload_view.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+#include <cmath>
+#include <functional>
+#include <gtest/gtest.h>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <qcustomplot.h>
+
+using namespace ks;
+using namespace ks::gui;
+
+namespace {
+
+/// A finished, passed run with `reps` repetitions around `medianMs` and a delta well within tolerance.
+Summary makeRun(const std::string& runId, const std::string& variant, std::uint64_t size, double medianMs, int reps = 5)
+{
+    Summary s;
+    s.runId = runId;
+    s.workload = "linreg";
+    s.variant = variant;
+    s.variantName = variant;
+    s.backend = "cpu";
+    s.size = size;
+    s.outcome = Outcome::Passed;
+    s.repetitions = reps;
+    s.medianMs = medianMs;
+    s.meanMs = medianMs;
+    s.minMs = medianMs;
+    s.maxMs = medianMs;
+    for (int i = 0; i < reps; ++i)
+        s.samplesMs.push_back(medianMs);
+    s.delta.kind = "max_rel_err";
+    s.delta.value = 1e-15;
+    s.delta.tolerance = 1e-12;
+    s.delta.computed = true;
+    return s;
+}
+
+void makeOverTolerance(Summary& s, double value = 1e-3)
+{
+    s.delta.value = value;
+    s.outcome = Outcome::Incorrect;
+}
+
+Sample makeSample(const std::string& runId, const std::string& variant, int repetition, double ms)
+{
+    Sample sample;
+    sample.runId = runId;
+    sample.workload = "linreg";
+    sample.variant = variant;
+    sample.size = 1024;
+    sample.repetition = repetition;
+    sample.ms = ms;
+    return sample;
+}
+
+QCPGraph* graphNamed(QCustomPlot* plot, const QString& prefix)
+{
+    for (int i = 0; i < plot->graphCount(); ++i)
+        if (plot->graph(i)->name().startsWith(prefix))
+            return plot->graph(i);
+    return nullptr;
+}
+
+template <class Item> std::vector<Item*> itemsOf(QCustomPlot* plot)
+{
+    std::vector<Item*> out;
+    for (int i = 0; i < plot->itemCount(); ++i)
+        if (auto* item = qobject_cast<Item*>(plot->item(i)))
+            out.push_back(item);
+    return out;
+}
+
+QStringList texts(QCustomPlot* plot)
+{
+    QStringList out;
+    for (auto* text : itemsOf<QCPItemText>(plot))
+        out << text->text();
+    return out;
+}
+
+std::vector<QCPBars*> barsOf(QCustomPlot* plot)
+{
+    std::vector<QCPBars*> out;
+    for (int i = 0; i < plot->plottableCount(); ++i)
+        if (auto* bars = qobject_cast<QCPBars*>(plot->plottable(i)))
+            out.push_back(bars);
+    return out;
+}
+
+bool sameRgb(const QColor& a, const QColor& b)
+{
+    return a.rgb() == b.rgb();
+}
+
+bool isLog(QCPAxis* axis)
+{
+    return axis->scaleType() == QCPAxis::stLogarithmic
+        && !qSharedPointerDynamicCast<QCPAxisTickerLog>(axis->ticker()).isNull();
+}
+
+QByteArray head(const QString& path, int bytes)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return file.read(bytes);
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------------- timeline
+
+TEST(TimelineChart, ShowsEveryRepetitionOfEachVariantsLatestRunWithMedianAndBand)
+{
+    ResultsModel model;
+    TimelineChart chart(&model);
+    for (int i = 0; i < 5; ++i)
+        model.addSample(makeSample("a-old", "a", i, 9.0));
+    const double latest[] = {3.0, 1.0, 2.0};
+    for (int i = 0; i < 3; ++i)
+        model.addSample(makeSample("a-new", "a", i, latest[i]));
+    for (int i = 0; i < 4; ++i)
+        model.addSample(makeSample("b-1", "b", i, 5.0 + i));
+    chart.rebuildNow();
+
+    // Per variant: samples, running median, band lower and upper edge, each one point per repetition.
+    EXPECT_EQ(chart.pointCount(), 4 * (3 + 4));
+    QCPGraph* samples = graphNamed(chart.plot(), QStringLiteral("a · "));
+    ASSERT_NE(samples, nullptr);
+    ASSERT_EQ(samples->data()->size(), 3);
+    EXPECT_DOUBLE_EQ(samples->data()->at(1)->value, 1.0);
+    EXPECT_EQ(samples->lineStyle(), QCPGraph::lsNone);
+
+    QCPGraph* median = graphNamed(chart.plot(), QStringLiteral("a median"));
+    ASSERT_NE(median, nullptr);
+    ASSERT_EQ(median->data()->size(), 3);
+    EXPECT_DOUBLE_EQ(median->data()->at(0)->value, 3.0); // {3}
+    EXPECT_DOUBLE_EQ(median->data()->at(1)->value, 2.0); // {3, 1}
+    EXPECT_DOUBLE_EQ(median->data()->at(2)->value, 2.0); // {3, 1, 2}
+    EXPECT_TRUE(sameRgb(median->pen().color(), seriesColor(model.variantIndex("a"), false)));
+
+    // The band is a channel fill between two graphs around the median, translucent in the variant's colour.
+    int bands = 0;
+    for (int i = 0; i < chart.plot()->graphCount(); ++i) {
+        QCPGraph* g = chart.plot()->graph(i);
+        if (g->channelFillGraph()) {
+            ++bands;
+            EXPECT_LT(g->brush().color().alpha(), 255);
+            EXPECT_GT(g->data()->at(1)->value, g->channelFillGraph()->data()->at(1)->value);
+        }
+    }
+    EXPECT_EQ(bands, 2);
+    EXPECT_EQ(chart.plot()->xAxis->label(), QStringLiteral("repetition"));
+    EXPECT_EQ(chart.plot()->yAxis->label(), QStringLiteral("time (ms)"));
+    EXPECT_TRUE(chart.plot()->legend->visible());
+    EXPECT_EQ(chart.title(), QStringLiteral("Timeline"));
+}
+
+TEST(TimelineChart, FinishedRunOverToleranceGetsARedMedian)
+{
+    ResultsModel model;
+    TimelineChart chart(&model);
+    Summary s = makeRun("a-1", "a", 1024, 2.0, 6);
+    makeOverTolerance(s);
+    model.addSummary(s);
+    chart.rebuildNow();
+    QCPGraph* median = graphNamed(chart.plot(), QStringLiteral("a median"));
+    ASSERT_NE(median, nullptr);
+    EXPECT_TRUE(sameRgb(median->pen().color(), alarmColor()));
+    EXPECT_EQ(chart.pointCount(), 4 * 6);
+}
+
+TEST(ChartThrottle, ReplotsAtMostAboutThirtyTimesASecond)
+{
+    ResultsModel model;
+    TimelineChart chart(&model);
+    chart.resize(640, 400);
+    // Hidden charts defer their rebuilds until shown, so the throttle is measured on a visible one.
+    chart.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&chart));
+    QTest::qWait(2 * ChartView::kMinReplotIntervalMs);
+    const int before = chart.replotCount();
+    QElapsedTimer elapsed;
+    elapsed.start();
+    for (int i = 0; i < 1000; ++i)
+        model.addSample(makeSample("run", "a", i, 1.0 + (i % 7) * 0.1));
+    const qint64 fed = elapsed.elapsed();
+    while (elapsed.elapsed() < fed + 200)
+        QTest::qWait(5);
+    const qint64 ms = elapsed.elapsed();
+    const int replots = chart.replotCount() - before;
+    EXPECT_GE(replots, 1);
+    EXPECT_LE(replots, ms / ChartView::kMinReplotIntervalMs + 2);
+    EXPECT_EQ(chart.pointCount(), 4 * 1000); // the coalesced rebuild saw every sample
+}
+
+// ---------------------------------------------------------------------------------------------------- sweep
+
+TEST(SweepChart, OneLogLogLinePerVariantOverFinishedTimedRuns)
+{
+    ResultsModel model;
+    SweepChart chart(&model);
+    model.addSummary(makeRun("a1", "a", 1024, 1.0));
+    model.addSummary(makeRun("a2", "a", 2048, 2.0));
+    model.addSummary(makeRun("a3", "a", 4096, 4.0));
+    model.addSummary(makeRun("b1", "b", 1024, 0.5));
+    model.addSummary(makeRun("b2", "b", 4096, 1.5));
+    Summary skipped = makeRun("b3", "b", 8192, 0.0, 0);
+    skipped.outcome = Outcome::Skipped;
+    model.addSummary(skipped);
+    model.addSample(makeSample("a4", "a", 0, 7.0)); // still running: not on the sweep yet
+    chart.rebuildNow();
+
+    EXPECT_EQ(chart.pointCount(), 5);
+    EXPECT_TRUE(isLog(chart.plot()->xAxis));
+    EXPECT_TRUE(isLog(chart.plot()->yAxis));
+    EXPECT_EQ(chart.plot()->xAxis->label(), QStringLiteral("size (elements)"));
+    EXPECT_EQ(chart.plot()->yAxis->label(), QStringLiteral("median time (ms)"));
+    QCPGraph* a = graphNamed(chart.plot(), QStringLiteral("a"));
+    ASSERT_NE(a, nullptr);
+    ASSERT_EQ(a->data()->size(), 3);
+    EXPECT_DOUBLE_EQ(a->data()->at(2)->key, 4096.0);
+    EXPECT_DOUBLE_EQ(a->data()->at(2)->value, 4.0);
+    EXPECT_EQ(graphNamed(chart.plot(), QStringLiteral("over tolerance")), nullptr);
+}
+
+TEST(SweepChart, PointsOverToleranceGetARedMarker)
+{
+    ResultsModel model;
+    SweepChart chart(&model);
+    model.addSummary(makeRun("a1", "a", 1024, 1.0));
+    Summary bad = makeRun("a2", "a", 2048, 2.0);
+    makeOverTolerance(bad);
+    model.addSummary(bad);
+    chart.rebuildNow();
+    QCPGraph* alarms = graphNamed(chart.plot(), QStringLiteral("over tolerance"));
+    ASSERT_NE(alarms, nullptr);
+    ASSERT_EQ(alarms->data()->size(), 1);
+    EXPECT_DOUBLE_EQ(alarms->data()->at(0)->key, 2048.0);
+    EXPECT_TRUE(sameRgb(alarms->scatterStyle().brush().color(), alarmColor()));
+    EXPECT_EQ(chart.pointCount(), 2 + 1);
+}
+
+// ---------------------------------------------------------------------------------------------------- throughput
+
+TEST(ThroughputChart, BarsOfTheLatestSizeAgainstTheCeiling)
+{
+    ResultsModel model;
+    ThroughputChart chart(&model);
+    const auto withRate = [](Summary s, double gbPerS, double pct) {
+        s.bytes = 8.0 * static_cast<double>(s.size);
+        s.gbPerS = gbPerS;
+        s.peakKind = "read_bandwidth";
+        s.peakValue = 4530.0;
+        s.pctOfPeak = pct;
+        return s;
+    };
+    model.addSummary(withRate(makeRun("a1", "a", 1024, 1.0), 100.0, 2.2));
+    model.addSummary(withRate(makeRun("b1", "b", 1024, 1.0), 200.0, 4.4));
+    model.addSummary(withRate(makeRun("a2", "a", 4096, 1.0), 3000.0, 66.2));
+    Summary bad = withRate(makeRun("b2", "b", 4096, 1.0), 4000.0, 88.3);
+    makeOverTolerance(bad);
+    model.addSummary(bad);
+    model.addSummary(withRate(makeRun("c2", "c", 4096, 1.0), 1000.0, 22.1));
+    chart.rebuildNow();
+
+    EXPECT_EQ(chart.shownSize(), 4096u);
+    EXPECT_EQ(chart.pointCount(), 3);
+    const auto bars = barsOf(chart.plot());
+    ASSERT_EQ(bars.size(), 3u);
+    for (QCPBars* b : bars) {
+        const bool isBad = b->name() == QLatin1String("b");
+        EXPECT_EQ(sameRgb(b->brush().color(), alarmColor()), isBad) << b->name().toStdString();
+    }
+    EXPECT_TRUE(chart.plot()->yAxis->label().contains(QStringLiteral("GB/s")));
+
+    auto ticker = qSharedPointerDynamicCast<QCPAxisTickerText>(chart.plot()->xAxis->ticker());
+    ASSERT_FALSE(ticker.isNull());
+    EXPECT_EQ(ticker->ticks().values(), (QList<QString> {"a", "b", "c"}));
+
+    const auto lines = itemsOf<QCPItemStraightLine>(chart.plot());
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_DOUBLE_EQ(lines[0]->point1->coords().y(), 4530.0);
+    const QStringList labels = texts(chart.plot());
+    EXPECT_TRUE(labels.contains(QStringLiteral("measured read ceiling 4530 GB/s"))) << labels.join('|').toStdString();
+    EXPECT_EQ(labels.filter(QStringLiteral("% of ceiling")).size(), 3);
+    EXPECT_TRUE(labels.contains(QStringLiteral("66.2% of ceiling")));
+    EXPECT_GE(chart.plot()->yAxis->range().upper, 4530.0);
+
+    chart.setSize(1024);
+    chart.rebuildNow();
+    EXPECT_EQ(chart.shownSize(), 1024u);
+    EXPECT_EQ(chart.pointCount(), 2);
+}
+
+TEST(ThroughputChart, WorkloadsWithoutBytesShowTheirItemRate)
+{
+    ResultsModel model;
+    ThroughputChart chart(&model);
+    Summary s = makeRun("a1", "a", 1 << 16, 1.0);
+    s.items = 2e6;
+    s.itemName = "pairs";
+    s.itemsPerS = 2e9;
+    s.peakKind = "fp32_fma";
+    s.peakValue = 60000.0;
+    s.pctOfPeak = 12.0;
+    model.addSummary(s);
+    chart.rebuildNow();
+    EXPECT_EQ(chart.plot()->yAxis->label(), QStringLiteral("throughput (G pairs/s)"));
+    const auto bars = barsOf(chart.plot());
+    ASSERT_EQ(bars.size(), 1u);
+    EXPECT_DOUBLE_EQ(bars[0]->data()->at(0)->value, 2.0);
+    // A FLOP ceiling is not drawn against a rate of pairs, but the % is still said.
+    EXPECT_TRUE(itemsOf<QCPItemStraightLine>(chart.plot()).empty());
+    EXPECT_TRUE(texts(chart.plot()).contains(QStringLiteral("12.0% of ceiling")));
+}
+
+// ---------------------------------------------------------------------------------------------------- correctness
+
+TEST(CorrectnessChart, DeltasOnALogScaleAgainstTheTolerance)
+{
+    ResultsModel model;
+    CorrectnessChart chart(&model);
+    Summary exact = makeRun("a1", "a", 1024, 1.0);
+    exact.delta.value = 0.0;
+    model.addSummary(exact);
+    model.addSummary(makeRun("b1", "b", 1024, 1.0));
+    Summary bad = makeRun("c1", "c", 1024, 1.0);
+    makeOverTolerance(bad, 1e-3);
+    model.addSummary(bad);
+    Summary nan = makeRun("d1", "d", 1024, 1.0);
+    nan.delta.value = std::numeric_limits<double>::quiet_NaN();
+    model.addSummary(nan);
+    chart.rebuildNow();
+
+    EXPECT_EQ(chart.pointCount(), 4);
+    EXPECT_TRUE(isLog(chart.plot()->yAxis));
+    QCPGraph* a = graphNamed(chart.plot(), QStringLiteral("a"));
+    ASSERT_NE(a, nullptr);
+    EXPECT_DOUBLE_EQ(a->data()->at(0)->value, CorrectnessChart::kExactFloor);
+    EXPECT_GE(a->data()->at(0)->value, chart.plot()->yAxis->range().lower);
+    const QStringList labels = texts(chart.plot());
+    EXPECT_TRUE(labels.contains(QStringLiteral("exact")));
+    EXPECT_TRUE(labels.contains(QStringLiteral("tolerance 1e-12")));
+    EXPECT_TRUE(labels.filter(QStringLiteral("NaN")).size() == 1);
+
+    for (const char* name : {"c", "d"}) {
+        QCPGraph* g = graphNamed(chart.plot(), QString::fromLatin1(name));
+        ASSERT_NE(g, nullptr);
+        EXPECT_TRUE(sameRgb(g->scatterStyle().brush().color(), alarmColor())) << name;
+        EXPECT_LE(g->data()->at(0)->value, chart.plot()->yAxis->range().upper) << name;
+    }
+    EXPECT_FALSE(sameRgb(graphNamed(chart.plot(), QStringLiteral("b"))->scatterStyle().brush().color(), alarmColor()));
+
+    const auto lines = itemsOf<QCPItemStraightLine>(chart.plot());
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_DOUBLE_EQ(lines[0]->point1->coords().y(), 1e-12);
+    EXPECT_EQ(lines[0]->pen().style(), Qt::DashLine);
+    auto ticker = qSharedPointerDynamicCast<QCPAxisTickerText>(chart.plot()->xAxis->ticker());
+    ASSERT_FALSE(ticker.isNull());
+    EXPECT_EQ(ticker->ticks().size(), 4);
+}
+
+// ---------------------------------------------------------------------------------------------------- speedup
+
+TEST(SpeedupChart, BaselineMedianOverVariantMedianAtEachSize)
+{
+    ResultsModel model;
+    SpeedupChart chart(&model);
+    model.addSummary(makeRun("r1", "ref", 1024, 10.0));
+    model.addSummary(makeRun("r2", "ref", 2048, 20.0));
+    model.addSummary(makeRun("f1", "fast", 1024, 2.0));
+    model.addSummary(makeRun("f2", "fast", 2048, 4.0));
+    model.addSummary(makeRun("f3", "fast", 4096, 8.0)); // no baseline at 4096: no point
+    model.addSummary(makeRun("s1", "slow", 1024, 20.0));
+    chart.setBaseline(QStringLiteral("ref"));
+    chart.rebuildNow();
+
+    EXPECT_EQ(chart.baseline(), QStringLiteral("ref"));
+    EXPECT_EQ(chart.plot()->yAxis->label(), QStringLiteral("speedup vs ref (×)"));
+    EXPECT_TRUE(isLog(chart.plot()->xAxis));
+    EXPECT_EQ(chart.pointCount(), 3);
+    QCPGraph* fast = graphNamed(chart.plot(), QStringLiteral("fast"));
+    ASSERT_NE(fast, nullptr);
+    ASSERT_EQ(fast->data()->size(), 2);
+    EXPECT_DOUBLE_EQ(fast->data()->at(0)->value, 5.0);
+    EXPECT_DOUBLE_EQ(fast->data()->at(1)->value, 5.0);
+    QCPGraph* slow = graphNamed(chart.plot(), QStringLiteral("slow"));
+    ASSERT_NE(slow, nullptr);
+    ASSERT_EQ(slow->data()->size(), 1);
+    EXPECT_DOUBLE_EQ(slow->data()->at(0)->value, 0.5);
+    EXPECT_EQ(slow->lineStyle(), QCPGraph::lsNone); // a single size is a point, not a line
+
+    const auto lines = itemsOf<QCPItemStraightLine>(chart.plot());
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_DOUBLE_EQ(lines[0]->point1->coords().y(), 1.0);
+    EXPECT_LE(chart.plot()->yAxis->range().lower, 0.5);
+    EXPECT_GE(chart.plot()->yAxis->range().upper, 5.0);
+
+    chart.setBaseline(QStringLiteral("fast"));
+    chart.rebuildNow();
+    EXPECT_EQ(chart.plot()->yAxis->label(), QStringLiteral("speedup vs fast (×)"));
+    QCPGraph* ref = graphNamed(chart.plot(), QStringLiteral("ref"));
+    ASSERT_NE(ref, nullptr);
+    EXPECT_DOUBLE_EQ(ref->data()->at(0)->value, 0.2);
+    EXPECT_EQ(chart.pointCount(), 2 + 1);
+}
+
+TEST(SpeedupChart, DefaultBaselineIsTheReferenceAndWideRangesGoLog)
+{
+    ResultsModel model;
+    SpeedupChart chart(&model);
+    model.addSummary(makeRun("g1", "gpu", 1024, 0.01));
+    model.addSummary(makeRun("r1", "reference", 1024, 100.0));
+    Summary bad = makeRun("w1", "wrong", 1024, 0.005);
+    makeOverTolerance(bad);
+    model.addSummary(bad);
+    chart.rebuildNow();
+    EXPECT_EQ(chart.baseline(), QStringLiteral("reference"));
+    EXPECT_TRUE(isLog(chart.plot()->yAxis));
+    QCPGraph* alarms = graphNamed(chart.plot(), QStringLiteral("over tolerance"));
+    ASSERT_NE(alarms, nullptr);
+    EXPECT_DOUBLE_EQ(alarms->data()->at(0)->value, 20000.0);
+    EXPECT_TRUE(sameRgb(alarms->scatterStyle().brush().color(), alarmColor()));
+}
+
+// ---------------------------------------------------------------------------------------------------- views
+
+namespace {
+data::Dataset smallLine(std::size_t n = 10)
+{
+    data::Series2D series;
+    for (std::size_t i = 0; i < n; ++i) {
+        series.x.push_back(static_cast<double>(i));
+        series.y.push_back(2.0 * static_cast<double>(i) + 1.0);
+    }
+    return data::makeSeriesDataset(std::move(series), "line", "test");
+}
+
+Summary fitRun(
+    const std::string& runId, const std::string& variant, const data::Dataset& dataset, double slope, double intercept)
+{
+    Summary s = makeRun(runId, variant, dataset.meta().size, 1.0);
+    s.datasetHash = dataset.meta().contentHash;
+    s.result = std::make_shared<Result>(linreg::makeResult({slope, intercept}));
+    return s;
+}
+} // namespace
+
+TEST(LinregView, ScatterAndTheFittedLineOfRunsOnThatData)
+{
+    ResultsModel model;
+    LinregView view(&model);
+    const data::Dataset dataset = smallLine();
+    view.setDataset(dataset);
+    model.addSummary(fitRun("a1", "a", dataset, 2.0, 1.0));
+    Summary other = fitRun("b1", "b", dataset, 3.0, 0.0);
+    other.datasetHash = "another dataset";
+    model.addSummary(other);
+    model.addSummary(fitRun("c1", "c", dataset, std::nan(""), std::nan("")));
+    view.rebuildNow();
+
+    EXPECT_EQ(view.pointCount(), 10 + 2);
+    ASSERT_EQ(view.plot()->graphCount(), 2);
+    EXPECT_EQ(view.plot()->graph(0)->data()->size(), 10);
+    EXPECT_EQ(view.plot()->graph(0)->lineStyle(), QCPGraph::lsNone);
+    QCPGraph* line = view.plot()->graph(1);
+    EXPECT_EQ(line->name(), QStringLiteral("a: y = 2·x + 1"));
+    ASSERT_EQ(line->data()->size(), 2);
+    EXPECT_DOUBLE_EQ(line->data()->at(0)->key, 0.0);
+    EXPECT_DOUBLE_EQ(line->data()->at(1)->key, 9.0);
+    EXPECT_DOUBLE_EQ(line->data()->at(1)->value, 19.0);
+    EXPECT_TRUE(sameRgb(line->pen().color(), seriesColor(model.variantIndex("a"), false)));
+    EXPECT_EQ(view.title(), QStringLiteral("Regression fit"));
+}
+
+TEST(LinregView, FitsOverToleranceAreDashedRed)
+{
+    ResultsModel model;
+    LinregView view(&model);
+    const data::Dataset dataset = smallLine();
+    view.setDataset(dataset);
+    Summary bad = fitRun("a1", "a", dataset, 1.5, -4.0);
+    makeOverTolerance(bad);
+    model.addSummary(bad);
+    view.rebuildNow();
+    ASSERT_EQ(view.plot()->graphCount(), 2);
+    QCPGraph* line = view.plot()->graph(1);
+    EXPECT_TRUE(sameRgb(line->pen().color(), alarmColor()));
+    EXPECT_EQ(line->pen().style(), Qt::DashLine);
+    EXPECT_TRUE(line->name().startsWith(QStringLiteral("a: y = 1.5·x − 4")));
+}
+
+TEST(LinregView, LargeDatasetsAreSampled)
+{
+    ResultsModel model;
+    LinregView view(&model);
+    const data::Dataset dataset = smallLine(100000);
+    view.setDataset(dataset);
+    model.addSummary(fitRun("a1", "a", dataset, 2.0, 1.0));
+    view.rebuildNow();
+    EXPECT_EQ(view.plot()->graph(0)->data()->size(), LinregView::kMaxScatterPoints);
+    // The line still spans the full data, not just the sample.
+    EXPECT_DOUBLE_EQ(view.plot()->graph(1)->data()->at(1)->key, 99999.0);
+}
+
+TEST(ResultValuesView, LatestResultOfEachVariantAtTheLatestSize)
+{
+    ResultsModel model;
+    ResultValuesView view(&model);
+    const auto histogram
+        = [](const std::string& runId, const std::string& variant, std::uint64_t size, std::size_t bins) {
+              Summary s = makeRun(runId, variant, size, 1.0);
+              s.workload = "sdh";
+              auto r = std::make_shared<Result>();
+              r->quantity = "histogram";
+              for (std::size_t i = 0; i < bins; ++i)
+                  r->counts.push_back(i * 3);
+              s.result = r;
+              return s;
+          };
+    model.addSummary(histogram("a1", "a", 1000, 16));
+    model.addSummary(histogram("a2", "a", 2000, 32));
+    Summary bad = histogram("b2", "b", 2000, 32);
+    makeOverTolerance(bad, 5.0);
+    model.addSummary(bad);
+    view.rebuildNow();
+
+    EXPECT_EQ(view.pointCount(), 2 * 32);
+    ASSERT_EQ(view.plot()->graphCount(), 2);
+    EXPECT_DOUBLE_EQ(view.plot()->graph(0)->data()->at(31)->value, 93.0);
+    EXPECT_EQ(view.plot()->graph(0)->lineStyle(), QCPGraph::lsStepCenter);
+    EXPECT_EQ(view.plot()->xAxis->label(), QStringLiteral("bin"));
+    EXPECT_TRUE(sameRgb(view.plot()->graph(1)->pen().color(), alarmColor()));
+    EXPECT_EQ(view.title(), QStringLiteral("Result"));
+}
+
+TEST(ResultValuesView, LongResultsShowTheirFirstValuesAndNamedValuesTheirNames)
+{
+    ResultsModel model;
+    ResultValuesView view(&model);
+    Summary s = makeRun("a1", "a", 1 << 18, 1.0);
+    auto r = std::make_shared<Result>();
+    r->quantity = "y";
+    r->values.assign(150000, 0.25);
+    s.result = r;
+    model.addSummary(s);
+    view.rebuildNow();
+    EXPECT_EQ(view.pointCount(), static_cast<int>(ResultValuesView::kMaxValues));
+    EXPECT_TRUE(view.plot()->graph(0)->name().contains(QStringLiteral("first 100000 of 150000")));
+
+    const data::Dataset dataset = smallLine();
+    model.addSummary(fitRun("f1", "fit", dataset, 2.0, 1.0));
+    view.setDataset(dataset);
+    view.rebuildNow();
+    EXPECT_EQ(view.pointCount(), 2);
+    auto ticker = qSharedPointerDynamicCast<QCPAxisTickerText>(view.plot()->xAxis->ticker());
+    ASSERT_FALSE(ticker.isNull());
+    EXPECT_EQ(ticker->ticks().values(), (QList<QString> {"slope", "intercept"}));
+}
+
+TEST(WorkloadViewFactory, LinregHasItsOwnViewOthersTheResultValues)
+{
+    ResultsModel model;
+    std::unique_ptr<WorkloadView> linregView(createWorkloadView("linreg", &model, nullptr));
+    std::unique_ptr<WorkloadView> sdhView(createWorkloadView("sdh", &model, nullptr));
+    EXPECT_NE(qobject_cast<LinregView*>(linregView.get()), nullptr);
+    EXPECT_NE(qobject_cast<ResultValuesView*>(sdhView.get()), nullptr);
+}
+
+// ---------------------------------------------------------------------------------------------------- all charts
+
+namespace {
+/// A model with something for every chart to draw, and every chart over it.
+struct AllCharts {
+    ResultsModel model;
+    data::Dataset dataset = smallLine();
+    std::vector<std::unique_ptr<ChartView>> charts;
+
+    AllCharts()
+    {
+        for (const auto& [variant, median] : {std::pair {"reference", 10.0}, std::pair {"fast", 1.0}}) {
+            for (std::uint64_t size : {1024u, 4096u}) {
+                Summary s = fitRun(std::string(variant) + std::to_string(size), variant, dataset, 2.0, 1.0);
+                s.size = size;
+                s.medianMs = median * static_cast<double>(size) / 1024.0;
+                s.bytes = 16.0 * static_cast<double>(size);
+                s.gbPerS = s.bytes / (s.medianMs * 1e6);
+                s.peakKind = "read_bandwidth";
+                s.peakValue = 100.0;
+                s.pctOfPeak = s.gbPerS;
+                model.addSummary(s);
+            }
+        }
+        charts.push_back(std::make_unique<TimelineChart>(&model));
+        charts.push_back(std::make_unique<SweepChart>(&model));
+        charts.push_back(std::make_unique<ThroughputChart>(&model));
+        charts.push_back(std::make_unique<CorrectnessChart>(&model));
+        charts.push_back(std::make_unique<SpeedupChart>(&model));
+        auto linreg = std::make_unique<LinregView>(&model);
+        linreg->setDataset(dataset);
+        charts.push_back(std::move(linreg));
+        auto values = std::make_unique<ResultValuesView>(&model);
+        values->setDataset(dataset);
+        charts.push_back(std::move(values));
+    }
+};
+} // namespace
+
+TEST(ChartExport, EveryChartWritesPngPdfAndSvg)
+{
+    AllCharts all;
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    for (const auto& chart : all.charts) {
+        const std::string name = chart->title().toStdString();
+        chart->rebuildNow();
+        EXPECT_GT(chart->pointCount(), 0) << name;
+        const QString base = dir.filePath(chart->title().replace(QLatin1Char(' '), QLatin1Char('_')));
+        QString error;
+        ASSERT_TRUE(chart->exportTo(base + ".png", &error)) << name << ": " << error.toStdString();
+        EXPECT_EQ(head(base + ".png", 8), QByteArray("\x89PNG\r\n\x1a\n", 8)) << name;
+        ASSERT_TRUE(chart->exportTo(base + ".pdf", &error)) << name << ": " << error.toStdString();
+        EXPECT_EQ(head(base + ".pdf", 4), QByteArray("%PDF")) << name;
+        if (ChartView::svgAvailable()) {
+            ASSERT_TRUE(chart->exportTo(base + ".svg", &error)) << name << ": " << error.toStdString();
+            EXPECT_TRUE(head(base + ".svg", 4096).contains("<svg")) << name;
+        } else {
+            EXPECT_FALSE(chart->exportTo(base + ".svg", &error)) << name;
+        }
+        EXPECT_FALSE(chart->exportTo(base + ".bmp", &error)) << name;
+    }
+}
+
+TEST(ChartTheme, PaletteChangeRecoloursEveryChart)
+{
+    AllCharts all;
+    for (const auto& chart : all.charts) {
+        const std::string name = chart->title().toStdString();
+        chart->setPalette(lightPalette());
+        chart->rebuildNow();
+        // toPixmap fills with the plot's background brush, so a corner pixel is that brush's colour.
+        const QColor lightBackground = chart->plot()->toPixmap(400, 300).toImage().pixelColor(1, 1);
+        EXPECT_EQ(lightBackground.rgb(), lightPalette().color(QPalette::Base).rgb()) << name;
+
+        chart->setPalette(darkPalette());
+        chart->rebuildNow();
+        const QColor darkBackground = chart->plot()->toPixmap(400, 300).toImage().pixelColor(1, 1);
+        EXPECT_NE(darkBackground.rgb(), lightBackground.rgb()) << name;
+        EXPECT_EQ(darkBackground.rgb(), darkPalette().color(QPalette::Base).rgb()) << name;
+        EXPECT_EQ(chart->plot()->xAxis->tickLabelColor().rgb(), darkPalette().color(QPalette::WindowText).rgb())
+            << name;
+    }
+}
+
+TEST(ChartTheme, VariantColoursFollowTheTheme)
+{
+    ResultsModel model;
+    SweepChart chart(&model);
+    model.addSummary(makeRun("a1", "a", 1024, 1.0));
+    chart.setPalette(darkPalette());
+    chart.rebuildNow();
+    QCPGraph* a = graphNamed(chart.plot(), QStringLiteral("a"));
+    ASSERT_NE(a, nullptr);
+    EXPECT_TRUE(sameRgb(a->pen().color(), seriesColor(model.variantIndex("a"), true)));
+}

@@ -1,0 +1,306 @@
+// The real window, offscreen: generated and file datasets, runs on the worker thread, the charts, cancelling,
+// exports, malformed files, workspaces, and an event loop that stays responsive while compute runs.
+#include "compute/core/results_io.h"
+#include "compute/device/device_info.h"
+#include "data/delimited_text.h"
+#include "data/text_file.h"
+#include "gui/charts/chart_view.h"
+#include "gui/main_window.h"
+#include "gui/panels/dataset_panel.h"
+#include "gui/panels/run_settings_panel.h"
+#include "gui/panels/variant_panel.h"
+#include "gui/results_model.h"
+#include "gui/run_controller.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+#include <fstream>
+#include <gtest/gtest.h>
+
+namespace ks::gui {
+namespace {
+
+const QStringList kCpuVariants {
+    QStringLiteral("reference"), QStringLiteral("cpu_four_sums"), QStringLiteral("cpu_openmp")};
+
+class MainWindowTest : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        ASSERT_TRUE(m_dir.isValid());
+        m_window = std::make_unique<MainWindow>();
+        m_window->setAutosaveDirectory(m_dir.filePath(QStringLiteral("autosave")));
+        m_window->controller()->setCalibrationEnabled(false);
+        m_window->setWorkload(QStringLiteral("linreg"));
+        m_window->variantPanel()->setCheckedVariants(kCpuVariants);
+        m_window->datasetPanel()->setSource(DatasetPanel::Source::Generator);
+        m_window->datasetPanel()->setGenerator({{"n", "20000"}, {"seed", "3"}});
+        RunSettings s;
+        s.sizes = QStringLiteral("1000,20000");
+        s.timeLimitS = 0.3;
+        s.maxRepetitions = 20;
+        s.minRepetitions = 3;
+        s.flushL2 = false;
+        s.baseline = QStringLiteral("cpu_four_sums");
+        m_window->runSettingsPanel()->setSettings(s);
+        m_window->show();
+    }
+
+    /// Starts a sweep and waits for it to end.
+    void runAndWait(int timeoutMs = 120000)
+    {
+        QSignalSpy finished(m_window.get(), &MainWindow::runFinished);
+        ASSERT_TRUE(m_window->startRun()) << m_window->statusText().toStdString();
+        ASSERT_TRUE(finished.wait(timeoutMs)) << "the sweep did not finish";
+    }
+
+    QString path(const QString& name) const { return m_dir.filePath(name); }
+
+    QTemporaryDir m_dir;
+    std::unique_ptr<MainWindow> m_window;
+};
+
+TEST_F(MainWindowTest, RunsCpuVariantsOnGeneratedDataAndFillsEveryChart)
+{
+    runAndWait();
+    ResultsModel* model = m_window->resultsModel();
+    ASSERT_EQ(model->rowCount(), 6);
+    for (int r = 0; r < model->rowCount(); ++r) {
+        EXPECT_FALSE(model->isRunning(r));
+        EXPECT_EQ(model->summary(r).outcome, Outcome::Passed) << model->summary(r).message;
+        EXPECT_GE(model->summary(r).repetitions, 3);
+    }
+    for (ChartView* chart : m_window->charts())
+        chart->rebuildNow();
+    EXPECT_GT(m_window->chart(QStringLiteral("Timeline"))->pointCount(), 0);
+    EXPECT_GE(m_window->chart(QStringLiteral("Sweep"))->pointCount(), 6); // 3 variants × 2 sizes
+    EXPECT_GE(m_window->chart(QStringLiteral("Throughput"))->pointCount(), 3);
+    EXPECT_GE(m_window->chart(QStringLiteral("Correctness"))->pointCount(), 3);
+    EXPECT_GE(m_window->chart(QStringLiteral("Speedup"))->pointCount(), 4); // two variants over the baseline × 2 sizes
+    ChartView* workloadView = m_window->charts().back();
+    EXPECT_GT(workloadView->pointCount(), 1000) << "the scatter of the data and the fitted lines";
+    EXPECT_TRUE(m_window->statusText().contains(QStringLiteral("6 passed"))) << m_window->statusText().toStdString();
+
+    // Every Summary was autosaved as it arrived.
+    const QString autosave = m_window->autosaveCsvPath();
+    ASSERT_FALSE(autosave.isEmpty());
+    int rows = 0;
+    data::parseDelimitedText(data::readTextFile(autosave.toStdString()), "autosave", {}, [&](data::TextRow&) {
+        ++rows;
+        return true;
+    });
+    EXPECT_EQ(rows, 7);
+}
+
+TEST_F(MainWindowTest, CancelStopsMidSweepAndKeepsWhatWasMeasured)
+{
+    RunSettings s = m_window->runSettingsPanel()->settings();
+    s.sizes = QStringLiteral("2^10..2^22");
+    s.timeLimitS = 0.5;
+    s.maxRepetitions = 100000;
+    s.minRepetitions = 100000;
+    m_window->runSettingsPanel()->setSettings(s);
+    QSignalSpy finished(m_window.get(), &MainWindow::runFinished);
+    ResultsModel* model = m_window->resultsModel();
+    ASSERT_TRUE(m_window->startRun());
+    QElapsedTimer wait;
+    wait.start();
+    while (model->finishedSummaries().size() < 2 && wait.elapsed() < 60000)
+        QTest::qWait(20);
+    m_window->cancelRun();
+    ASSERT_TRUE(finished.wait(60000));
+    EXPECT_TRUE(finished.front().front().toBool()) << "reported as cancelled";
+    const auto summaries = model->finishedSummaries();
+    EXPECT_GE(summaries.size(), 2u);
+    EXPECT_LT(summaries.size(), 13u * 3u);
+    EXPECT_EQ(summaries.back().outcome, Outcome::Cancelled);
+    EXPECT_GT(summaries.back().repetitions, 0);
+    EXPECT_FALSE(m_window->isRunning());
+}
+
+TEST_F(MainWindowTest, ExportsResultsAndChartsInTheCliSchema)
+{
+    runAndWait();
+    ASSERT_TRUE(m_window->exportResults(path(QStringLiteral("results.csv"))));
+    std::vector<data::TextRow> rows;
+    data::parseDelimitedText(data::readTextFile(path(QStringLiteral("results.csv")).toStdString()), "results.csv", {},
+        [&](data::TextRow& r) {
+            rows.push_back(r);
+            return true;
+        });
+    ASSERT_EQ(rows.size(), 7u);
+    EXPECT_EQ(rows[0].fields, csvColumns());
+    ASSERT_TRUE(m_window->exportResults(path(QStringLiteral("results.json"))));
+    const auto back = readJson(path(QStringLiteral("results.json")).toStdString());
+    ASSERT_EQ(back.size(), 6u);
+    EXPECT_FALSE(back[0].samplesMs.empty());
+    QString error;
+    EXPECT_FALSE(m_window->exportResults(path(QStringLiteral("results.xlsx")), &error));
+    EXPECT_FALSE(error.isEmpty());
+
+    for (ChartView* chart : m_window->charts()) {
+        const QString stem = path(chart->title().replace(QLatin1Char(' '), QLatin1Char('_')));
+        ASSERT_TRUE(chart->exportTo(stem + QStringLiteral(".png"), &error)) << error.toStdString();
+        ASSERT_TRUE(chart->exportTo(stem + QStringLiteral(".pdf"), &error)) << error.toStdString();
+        QFile png(stem + QStringLiteral(".png"));
+        ASSERT_TRUE(png.open(QIODevice::ReadOnly));
+        EXPECT_EQ(png.read(8), QByteArray("\x89PNG\r\n\x1a\n", 8));
+        QFile pdf(stem + QStringLiteral(".pdf"));
+        ASSERT_TRUE(pdf.open(QIODevice::ReadOnly));
+        EXPECT_EQ(pdf.read(4), QByteArray("%PDF"));
+        if (ChartView::svgAvailable()) {
+            ASSERT_TRUE(chart->exportTo(stem + QStringLiteral(".svg"), &error)) << error.toStdString();
+            QFile svg(stem + QStringLiteral(".svg"));
+            ASSERT_TRUE(svg.open(QIODevice::ReadOnly));
+            EXPECT_TRUE(svg.readAll().contains("<svg"));
+        }
+    }
+}
+
+TEST_F(MainWindowTest, AMalformedFileShowsItsErrorInPlace)
+{
+    const QString bad = path(QStringLiteral("bad points.csv"));
+    std::ofstream(bad.toStdString()) << "x,y\n1,2\n3,oops\n";
+    QSignalSpy loaded(m_window.get(), &MainWindow::datasetLoadFinished);
+    m_window->openDatasetFile(bad);
+    ASSERT_TRUE(loaded.wait(10000));
+    EXPECT_FALSE(loaded.front().front().toBool());
+    auto* label = m_window->findChild<QLabel*>(QStringLiteral("datasetError"));
+    ASSERT_NE(label, nullptr);
+    EXPECT_TRUE(label->isVisible());
+    EXPECT_TRUE(label->text().contains(QStringLiteral("line 3"))) << label->text().toStdString();
+    EXPECT_TRUE(label->text().contains(QStringLiteral("oops"))) << label->text().toStdString();
+    EXPECT_FALSE(m_window->startRun()) << "nothing to run on";
+    EXPECT_TRUE(m_window->resultsModel()->rowCount() == 0);
+}
+
+TEST_F(MainWindowTest, RunsOnALoadedFile)
+{
+    const QString good = path(QStringLiteral("points.csv"));
+    {
+        std::ofstream out(good.toStdString());
+        out << "time,signal\n";
+        for (int i = 0; i < 500; ++i)
+            out << i << ',' << 3.0 * i + 1.0 + (i % 7) * 0.01 << '\n';
+    }
+    QSignalSpy loaded(m_window.get(), &MainWindow::datasetLoadFinished);
+    m_window->openDatasetFile(good);
+    ASSERT_TRUE(loaded.wait(10000));
+    ASSERT_TRUE(loaded.front().front().toBool());
+    EXPECT_EQ(m_window->loadedDataset().meta().size, 500u);
+    RunSettings s = m_window->runSettingsPanel()->settings();
+    s.sizes = QStringLiteral("100,500");
+    m_window->runSettingsPanel()->setSettings(s);
+    runAndWait();
+    ASSERT_EQ(m_window->resultsModel()->rowCount(), 6);
+    EXPECT_EQ(m_window->resultsModel()->summary(5).datasetName, "points.csv");
+    EXPECT_EQ(m_window->resultsModel()->summary(0).size, 100u);
+}
+
+TEST_F(MainWindowTest, SavesAndReopensAWorkspace)
+{
+    runAndWait();
+    const QString file = path(QStringLiteral("session.ksw"));
+    QString error;
+    ASSERT_TRUE(m_window->saveWorkspaceTo(file, &error)) << error.toStdString();
+    const auto before = m_window->resultsModel()->finishedSummaries();
+
+    MainWindow other;
+    ASSERT_TRUE(other.openWorkspaceFrom(file, &error)) << error.toStdString();
+    const auto after = other.resultsModel()->finishedSummaries();
+    ASSERT_EQ(after.size(), before.size());
+    for (std::size_t i = 0; i < before.size(); ++i) {
+        EXPECT_EQ(csvRow(after[i]), csvRow(before[i]));
+        EXPECT_EQ(after[i].samplesMs, before[i].samplesMs);
+    }
+    EXPECT_EQ(other.runSettingsPanel()->settings().sizes, QStringLiteral("1000,20000"));
+    EXPECT_EQ(other.variantPanel()->checkedVariants(), kCpuVariants);
+    EXPECT_EQ(other.datasetPanel()->generatorValues().at("n"), "20000");
+
+    std::ofstream(path(QStringLiteral("broken.ksw")).toStdString()) << "{ \"kernelscope_workspace\": 1, \"workload\": ";
+    EXPECT_FALSE(other.openWorkspaceFrom(path(QStringLiteral("broken.ksw")), &error));
+    EXPECT_TRUE(error.contains(QStringLiteral("broken.ksw"))) << error.toStdString();
+}
+
+TEST_F(MainWindowTest, ClosingDuringARunCancelsCleanly)
+{
+    RunSettings s = m_window->runSettingsPanel()->settings();
+    s.sizes = QStringLiteral("2^10..2^22");
+    s.minRepetitions = 100000;
+    s.maxRepetitions = 100000;
+    s.timeLimitS = 5;
+    m_window->runSettingsPanel()->setSettings(s);
+    QSignalSpy finished(m_window.get(), &MainWindow::runFinished);
+    ASSERT_TRUE(m_window->startRun());
+    QTest::qWait(200);
+    EXPECT_FALSE(m_window->close()) << "the first close only cancels";
+    ASSERT_TRUE(finished.wait(60000));
+    QTest::qWait(50);
+    EXPECT_FALSE(m_window->isVisible());
+    EXPECT_FALSE(m_window->isRunning());
+}
+
+TEST_F(MainWindowTest, CopiesSelectedRowsAsTabSeparatedText)
+{
+    runAndWait();
+    QTableView* table = m_window->resultsTable();
+    table->selectAll();
+    const auto actions = table->actions();
+    ASSERT_FALSE(actions.isEmpty());
+    actions.front()->trigger();
+    const QStringList lines = QApplication::clipboard()->text().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    ASSERT_EQ(lines.size(), 7);
+    EXPECT_TRUE(lines[0].startsWith(QStringLiteral("Variant\tBackend\tSize")));
+    EXPECT_EQ(lines[1].split(QLatin1Char('\t')).size(), ResultsModel::ColumnCount);
+}
+
+TEST_F(MainWindowTest, TheTableSortsByNumbersNotText)
+{
+    runAndWait();
+    QTableView* table = m_window->resultsTable();
+    table->sortByColumn(ResultsModel::MedianColumn, Qt::DescendingOrder);
+    QAbstractItemModel* sorted = table->model();
+    ASSERT_EQ(sorted->rowCount(), 6);
+    for (int r = 1; r < sorted->rowCount(); ++r) {
+        const double above = sorted->index(r - 1, ResultsModel::MedianColumn).data(ResultsModel::SortRole).toDouble();
+        const double below = sorted->index(r, ResultsModel::MedianColumn).data(ResultsModel::SortRole).toDouble();
+        EXPECT_GE(above, below) << "row " << r;
+    }
+}
+
+TEST_F(MainWindowTest, ADarkThemeRecoloursTheCharts)
+{
+    ChartView* sweep = m_window->chart(QStringLiteral("Sweep"));
+    ASSERT_NE(sweep, nullptr);
+    const QColor before = sweep->palette().color(QPalette::Base);
+    m_window->setTheme(ThemeMode::Dark);
+    QApplication::processEvents();
+    EXPECT_NE(sweep->palette().color(QPalette::Base), before);
+    EXPECT_TRUE(isDark(sweep->palette()));
+    m_window->setTheme(ThemeMode::Light);
+    QApplication::processEvents();
+    EXPECT_FALSE(isDark(sweep->palette()));
+}
+
+TEST_F(MainWindowTest, CudaVariantsSayWhyTheyCannotRun)
+{
+    if (device::cudaUnavailableReason().empty())
+        GTEST_SKIP() << "a CUDA device is present here";
+    const QString reason = m_window->variantPanel()->unavailableReason(QStringLiteral("fused_grid"));
+    EXPECT_FALSE(reason.isEmpty());
+    m_window->variantPanel()->setCheckedVariants({QStringLiteral("fused_grid")});
+    EXPECT_TRUE(m_window->variantPanel()->checkedVariants().isEmpty()) << "an unavailable variant cannot be checked";
+    EXPECT_FALSE(m_window->startRun());
+}
+
+} // namespace
+} // namespace ks::gui
