@@ -257,6 +257,7 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
             data::ReadOptions readOptions;
             readOptions.allowNonFinite = a.allowNonFinite;
             readOptions.h5Path = a.h5Path;
+            readOptions.params = request.params;
             request.dataset = workload->load(a.input, readOptions);
         } else if (!a.h5Path.empty()) {
             throw ParameterError("--h5-path needs --input");

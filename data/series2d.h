@@ -1,6 +1,7 @@
 #pragma once
 
 #include "data/dataset.h"
+#include "data/read_options.h"
 
 #include <cstdint>
 #include <string>
@@ -17,11 +18,6 @@ struct Series2D {
     std::string storedType = "float64"; ///< value type in the file it came from
 };
 
-/// Options every reader understands.
-struct ReadOptions {
-    bool allowNonFinite = false; ///< keep NaN/Inf instead of rejecting the file
-    std::string h5Path; ///< the group or dataset to read from an HDF5 file with several candidates
-};
 
 /// Reads CSV/TSV/whitespace text with two numeric columns (optional header row, '#' comments, CRLF, .gz).
 Series2D readSeriesText(const std::string& path, const ReadOptions& options = {});

@@ -283,6 +283,12 @@ void MainWindow::buildUi()
     connect(m_datasetPanel, &DatasetPanel::recentFilesChanged, this,
         [this] { QSettings().setValue(QStringLiteral("recentFiles"), m_datasetPanel->recentFiles()); });
     connect(m_runSettings, &RunSettingsPanel::baselineChanged, m_speedup, &SpeedupChart::setBaseline);
+    connect(m_runSettings, &RunSettingsPanel::changed, this, [this] {
+        // Parameters the reader uses (lrv's orientation, zero handling) change what a file loads as: reload.
+        if (m_datasetPanel->source() == DatasetPanel::Source::File && !m_loadedPath.isEmpty() && !isRunning()
+            && m_runSettings->settings().params != m_loadedReadParams)
+            onDatasetLoadRequested(m_loadedPath, m_datasetPanel->h5Path(), m_datasetPanel->allowNonFinite());
+    });
     auto* escape = new QShortcut(QKeySequence(Qt::Key_Escape), this);
     connect(escape, &QShortcut::activated, this, &MainWindow::cancelRun);
 
@@ -587,7 +593,13 @@ void MainWindow::onDatasetLoadRequested(const QString& path, const QString& h5Pa
     m_loadedPath = path;
     m_datasetPanel->showLoading(QFileInfo(path).fileName());
     showStatus(tr("Loading %1…").arg(path));
-    m_loadTicket = m_controller->loadDataset(QString::fromStdString(w->id()), path, h5Path, allowNonFinite);
+    data::ReadOptions options;
+    options.allowNonFinite = allowNonFinite;
+    options.h5Path = h5Path.toStdString();
+    // Workloads read some run parameters while loading (lrv: orientation, zero handling).
+    options.params = m_runSettings->settings().params;
+    m_loadedReadParams = options.params;
+    m_loadTicket = m_controller->loadDataset(QString::fromStdString(w->id()), path, options);
 }
 
 void MainWindow::openDatasetFile(const QString& path)

@@ -121,6 +121,7 @@ private:
 
     data::Dataset m_loadedDataset;
     QString m_loadedPath;
+    std::map<std::string, std::string> m_loadedReadParams;
     quint64 m_loadTicket = 0;
     bool m_closeRequested = false;
     ThemeMode m_theme = ThemeMode::System;

@@ -150,15 +150,11 @@ void RunController::cancel()
         m_stop.request_stop();
 }
 
-quint64 RunController::loadDataset(
-    const QString& workloadId, const QString& path, const QString& h5Path, bool allowNonFinite)
+quint64 RunController::loadDataset(const QString& workloadId, const QString& path, const data::ReadOptions& options)
 {
     const quint64 ticket = ++m_ticket;
     QPointer<RunController> self(this);
     const std::string workload = workloadId.toStdString();
-    data::ReadOptions options;
-    options.allowNonFinite = allowNonFinite;
-    options.h5Path = h5Path.toStdString();
     const std::string file = path.toStdString();
     QThreadPool::globalInstance()->start([self, ticket, workload, options, file] {
         QString failure;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "compute/core/sweep.h"
+#include "data/read_options.h"
 #include "gui/metatypes.h"
 
 #include <QObject>
@@ -61,7 +62,7 @@ public:
     void cancel();
     /// Loads a file for a workload on a pool thread; the answer comes as datasetLoaded or datasetFailed with the
     /// returned ticket (a later load makes earlier tickets stale).
-    quint64 loadDataset(const QString& workloadId, const QString& path, const QString& h5Path, bool allowNonFinite);
+    quint64 loadDataset(const QString& workloadId, const QString& path, const data::ReadOptions& options);
 
 Q_SIGNALS:
     void samplesReady(const QList<ks::Sample>& samples);

@@ -4,7 +4,7 @@
 #include "compute/core/result.h"
 #include "compute/core/variant.h"
 #include "data/dataset.h"
-#include "data/series2d.h" // ReadOptions
+#include "data/read_options.h"
 
 #include <optional>
 #include <string>
