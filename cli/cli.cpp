@@ -240,6 +240,7 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
     request.options = a.options;
     request.options.noiseTarget = a.noisePct / 100.0;
     request.options.flushL2 = !a.noFlush;
+    request.options.keepFullResult = !a.output.empty();
     try {
         if (a.variants != "all")
             request.variantIds = splitList(a.variants);

@@ -108,23 +108,23 @@ std::string normalise(const Axis& axis, const std::string& raw)
 Axis Axis::integer(std::string name, std::string description, std::int64_t def, std::int64_t min, std::int64_t max)
 {
     return Axis {std::move(name), std::move(description), AxisKind::Integer, std::to_string(def),
-        static_cast<double>(min), static_cast<double>(max), {}};
+        static_cast<double>(min), static_cast<double>(max), {}, false};
 }
 
 Axis Axis::powerOfTwo(std::string name, std::string description, std::int64_t def, std::int64_t min, std::int64_t max)
 {
     return Axis {std::move(name), std::move(description), AxisKind::PowerOfTwo, std::to_string(def),
-        static_cast<double>(min), static_cast<double>(max), {}};
+        static_cast<double>(min), static_cast<double>(max), {}, false};
 }
 
 Axis Axis::real(std::string name, std::string description, double def, double min, double max)
 {
-    return Axis {std::move(name), std::move(description), AxisKind::Float, formatNumber(def), min, max, {}};
+    return Axis {std::move(name), std::move(description), AxisKind::Float, formatNumber(def), min, max, {}, false};
 }
 
 Axis Axis::choice(std::string name, std::string description, std::string def, std::vector<std::string> choices)
 {
-    return Axis {std::move(name), std::move(description), AxisKind::Enum, std::move(def), 0.0, 0.0, std::move(choices)};
+    return Axis {std::move(name), std::move(description), AxisKind::Enum, std::move(def), 0.0, 0.0, std::move(choices), false};
 }
 
 ParamSet ParamSet::parse(const std::vector<Axis>& axes, const std::map<std::string, std::string>& given)

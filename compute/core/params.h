@@ -20,6 +20,7 @@ struct Axis {
     double min = 0.0; ///< numeric axes: inclusive range
     double max = 0.0;
     std::vector<std::string> choices; ///< enum axes
+    bool readerOption = false; ///< read when a file is loaded (how to parse it), not by the variants
 
     static Axis integer(
         std::string name, std::string description, std::int64_t def, std::int64_t min, std::int64_t max);
@@ -27,6 +28,13 @@ struct Axis {
         std::string name, std::string description, std::int64_t def, std::int64_t min, std::int64_t max);
     static Axis real(std::string name, std::string description, double def, double min, double max);
     static Axis choice(std::string name, std::string description, std::string def, std::vector<std::string> choices);
+    /// The same axis marked as read when a file is loaded.
+    Axis asReaderOption() const
+    {
+        Axis a = *this;
+        a.readerOption = true;
+        return a;
+    }
 };
 
 /// Parameter values validated against a list of axes; every axis has a value (given or default).

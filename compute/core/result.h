@@ -13,6 +13,7 @@ struct Result {
     std::vector<std::string> labels; ///< names of the values when each has one (linreg: slope, intercept)
     std::vector<double> values; ///< real-valued outputs
     std::vector<std::uint64_t> counts; ///< integer outputs (histograms)
+    std::vector<std::string> names; ///< names along the result's axis (lrv: the features of the half matrix)
 };
 
 /// How far a result is from the reference, in the workload's own measure.

@@ -412,6 +412,8 @@ void writeResultFile(const std::string& path, const Result& result)
         file.writeStringAttribute("/result", "quantity", result.quantity);
         if (!result.labels.empty())
             file.writeStrings("/labels", result.labels);
+        if (!result.names.empty())
+            file.writeStrings("/feature_names", result.names);
         return;
     }
     throw std::runtime_error(path + ": unknown output format '" + ext + "' (use .csv, .h5 or .hdf5)");

@@ -87,6 +87,8 @@ Runner::Runner(const Clock& clock)
 std::shared_ptr<const Result> Runner::computeReference(
     const Workload& workload, const data::Dataset& dataset, const ParamSet& params) const
 {
+    if (!workload.fullReferenceAffordable(dataset, params))
+        return std::make_shared<const Result>(Result {"deferred", {}, {}, {}, {}});
     RunContext context {0, m_clock};
     auto prepared = workload.referenceVariant().prepare(dataset, params, context);
     prepared->run();
@@ -185,11 +187,12 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
         std::string note = prepared->note();
         if (stats.count() > 0) {
             auto result = std::make_shared<const Result>(prepared->fetch());
-            s.result = result;
             if (request.reference) {
                 s.delta = workload.compare(*result, *request.reference, request.dataset, request.params);
                 s.delta.computed = true;
             }
+            if (options.keepFullResult || result->values.size() + result->counts.size() <= RunOptions::kKeptResultLimit)
+                s.result = result;
         }
         if (cancelled)
             return finish(Outcome::Cancelled, note.empty() ? "cancelled" : "cancelled; " + note);

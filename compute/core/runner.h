@@ -26,6 +26,10 @@ struct RunOptions {
     double timeLimitS = 5.0; ///< wall time per run, warm-ups included; at least one repetition always runs
     bool flushL2 = true; ///< evict inputs from the caches before each repetition
     int device = 0; ///< CUDA device ordinal
+    /// Keep results of any size in the Summary (the CLI's --output needs them); otherwise results over
+    /// kKeptResultLimit values are dropped once compared, so a sweep does not hold gigabytes.
+    bool keepFullResult = false;
+    static constexpr std::size_t kKeptResultLimit = std::size_t(1) << 26;
 };
 
 /// The calibrated ceilings for a backend and device, or nullopt when none can be had.

@@ -64,23 +64,24 @@ Outcome outcomeFromName(const std::string& name)
 
 Variant cpuVariant(std::string id, std::string name, std::string technique, PrepareFn prepare)
 {
-    return Variant {std::move(id), std::move(name), std::move(technique), Backend::Cpu, std::move(prepare), {}};
+    return Variant {std::move(id), std::move(name), std::move(technique), Backend::Cpu, std::move(prepare), {}, {}};
 }
 
 Variant gpuVariant(std::string id, std::string name, std::string technique, Backend backend, PrepareFn prepare)
 {
     const bool built = static_cast<bool>(prepare);
     return Variant {std::move(id), std::move(name), std::move(technique), backend, std::move(prepare),
-        built ? std::string() : std::string("built without CUDA (no nvcc at configure time)")};
+        built ? std::string() : std::string("built without CUDA (no nvcc at configure time)"), {}};
 }
 
 std::string unavailableReason(const Variant& variant)
 {
     if (!variant.prepare)
         return variant.notBuiltReason.empty() ? "not built" : variant.notBuiltReason;
-    if (variant.backend == Backend::Cpu)
-        return {};
-    return device::cudaUnavailableReason();
+    if (variant.backend != Backend::Cpu)
+        if (std::string reason = device::cudaUnavailableReason(); !reason.empty())
+            return reason;
+    return variant.runtimeCheck ? variant.runtimeCheck() : std::string();
 }
 
 const Variant* Workload::findVariant(const std::string& id) const

@@ -55,6 +55,9 @@ struct Variant {
     Backend backend = Backend::Cpu;
     PrepareFn prepare; ///< empty when the variant was not built
     std::string notBuiltReason; ///< "built without CUDA" when prepare is empty
+    /// Checked when the variant is about to be listed or run: empty when it can run, else why not (a vendor
+    /// library that is loaded at run time and missing here).
+    std::function<std::string()> runtimeCheck;
 };
 
 /// A cpu variant.

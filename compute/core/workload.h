@@ -38,6 +38,10 @@ public:
     virtual data::Dataset load(const std::string& path, const data::ReadOptions& options) const = 0;
     /// The first `size` elements of a loaded dataset for size sweeps over a file; nullopt when not meaningful.
     virtual std::optional<data::Dataset> subset(const data::Dataset&, std::uint64_t) const { return std::nullopt; }
+    /// False when the full reference would take too long (minutes) on this dataset: the runner then hands compare()
+    /// an empty reference Result and the workload checks a sample of the output against reference values it
+    /// computes for just those elements.
+    virtual bool fullReferenceAffordable(const data::Dataset&, const ParamSet&) const { return true; }
 
     virtual Cost cost(const data::Dataset& dataset, const ParamSet& params) const = 0;
     virtual double tolerance(const ParamSet& params) const = 0;

@@ -1,12 +1,14 @@
 // Every workload the engine offers, registered explicitly.
 #include "compute/core/registry.h"
 #include "compute/workloads/linreg/linreg.h"
+#include "compute/workloads/lrv/lrv.h"
 
 namespace ks {
 
 void registerAllWorkloads(Registry& registry)
 {
     linreg::registerLinreg(registry);
+    lrv::registerLrv(registry);
 }
 
 } // namespace ks

@@ -1,4 +1,5 @@
 #include "gui/views/linreg_view.h"
+#include "gui/views/lrv_view.h"
 #include "gui/views/result_values_view.h"
 #include "gui/views/workload_view.h"
 
@@ -8,6 +9,8 @@ WorkloadView* createWorkloadView(const std::string& workloadId, ResultsModel* mo
 {
     if (workloadId == "linreg")
         return new LinregView(model, parent);
+    if (workloadId == "lrv")
+        return new LrvView(model, parent);
     return new ResultValuesView(model, parent);
 }
 

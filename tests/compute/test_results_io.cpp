@@ -78,7 +78,7 @@ Summary sample()
     s.device.runtimeVersion = "13.0";
     s.version = "0.1.0";
     s.samplesMs = {0.12, 0.125, 0.15};
-    s.result = std::make_shared<Result>(Result {"fit", {"slope", "intercept"}, {2.5, -1.25}, {}});
+    s.result = std::make_shared<Result>(Result {"fit", {"slope", "intercept"}, {2.5, -1.25}, {}, {}});
     return s;
 }
 
@@ -171,15 +171,15 @@ TEST_F(ResultsIo, ReadJsonRejectsMalformedFiles)
 
 TEST_F(ResultsIo, ResultFiles)
 {
-    const Result fit {"fit", {"slope", "intercept"}, {2.5, -1.25}, {}};
+    const Result fit {"fit", {"slope", "intercept"}, {2.5, -1.25}, {}, {}};
     writeResultFile(path("fit.csv"), fit);
     EXPECT_EQ(data::readTextFile(path("fit.csv")), "quantity,value\nslope,2.5\nintercept,-1.25\n");
 
-    const Result y {"y", {}, {0.1, 3.0}, {}};
+    const Result y {"y", {}, {0.1, 3.0}, {}, {}};
     writeResultFile(path("y.csv"), y);
     EXPECT_EQ(data::readTextFile(path("y.csv")), "y\n0.10000000000000001\n3\n");
 
-    const Result histogram {"histogram", {}, {}, {5, 0, 7}};
+    const Result histogram {"histogram", {}, {}, {5, 0, 7}, {}};
     writeResultFile(path("h.h5"), histogram);
     auto file = data::h5::File::open(path("h.h5"));
     EXPECT_EQ(file.readDoubles("/result", 1, false), (std::vector<double> {5, 0, 7}));

@@ -17,7 +17,7 @@ Precision precisionOf(const ParamSet& params)
 
 Result makeResult(const Fit& fit)
 {
-    return Result {"fit", {"slope", "intercept"}, {fit.slope, fit.intercept}, {}};
+    return Result {"fit", {"slope", "intercept"}, {fit.slope, fit.intercept}, {}, {}};
 }
 
 HostSeries::HostSeries(const data::Series2D& series, Precision precision)

@@ -1,0 +1,11 @@
+#pragma once
+
+#include <string>
+
+namespace ks::device {
+
+/// Empty when cuBLAS can be loaded (it is opened at run time, so the app itself needs only the NVIDIA driver);
+/// otherwise why not.
+std::string cublasUnavailableReason();
+
+} // namespace ks::device

@@ -1,0 +1,186 @@
+// cuBLAS variants of lrv: the expansion lrv_ij = (s_i + s_j − 2·g_ij) / (N − 1) on centred logs, with the Gram
+// matrix g from cublasDgemm in row panels and a packing epilogue into propr's order; and a refined version that
+// recomputes directly every pair whose expansion cancels beyond what its error bound allows.
+#include "compute/device/cublas_loader.cuh"
+#include "compute/workloads/lrv/lrv_device.cuh"
+
+#include <algorithm>
+#include <cfloat>
+
+namespace ks::lrv::gpu {
+
+namespace {
+struct GemmPolicy {
+    static constexpr std::uint64_t kPanelBytes = std::uint64_t(1) << 30; ///< Gram-panel workspace cap
+    static constexpr std::uint64_t kMinPanels = 8; ///< fewer wasted upper-triangle products per panel
+    static constexpr std::uint64_t kRowAlign = 64;
+    static constexpr int kPackThreads = 256;
+    static constexpr int kFixThreads = 256; ///< 8 warps, a warp per recomputed pair
+    static constexpr std::uint64_t kWorklistDivisor = 16; ///< room to recompute 1/16 of a chunk's pairs
+};
+
+/// Packs rows [a, b) of the Gram panel X (X[j + (i − a)·cols] = g_ij) into lrv values, a block row per
+/// matrix row so reads of X and writes of the output are both contiguous in j; with a worklist, also lists the
+/// pairs whose numerator is under tau·(s_i + s_j), where the expansion's rounding error could exceed 1e-10 of
+/// the value.
+__global__ void __launch_bounds__(GemmPolicy::kPackThreads)
+    packPanelKernel(const double* __restrict__ gram, const double* __restrict__ sumSquares, std::uint64_t n,
+        std::uint64_t a, std::uint64_t cols, std::uint64_t chunkBase, double* __restrict__ out, double tau,
+        std::uint64_t* worklist, unsigned int* worklistCount, unsigned int capacity)
+{
+    const std::uint64_t i = a + blockIdx.y;
+    const double si = sumSquares[i];
+    const double scale = 1.0 / static_cast<double>(n - 1);
+    const double* row = gram + static_cast<std::uint64_t>(blockIdx.y) * cols;
+    double* target = out + (rowStart(i) - chunkBase);
+    for (std::uint64_t j = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; j < i;
+         j += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
+        const double scaleOfTerms = si + sumSquares[j];
+        const double numerator = scaleOfTerms - 2.0 * row[j];
+        target[j] = numerator * scale;
+        if (worklist && numerator < tau * scaleOfTerms) {
+            const unsigned slot = atomicAdd(worklistCount, 1u);
+            if (slot < capacity)
+                worklist[slot] = rowStart(i) + j;
+        }
+    }
+}
+
+/// A warp per listed pair: Σ_k (c_ik − c_jk)² from the feature-major centred logs (coalesced along k).
+__global__ void __launch_bounds__(GemmPolicy::kFixThreads) recomputeListedKernel(const double* __restrict__ transposed,
+    std::uint64_t n, const std::uint64_t* __restrict__ worklist, const unsigned int* worklistCount,
+    unsigned int capacity, std::uint64_t chunkBase, double* __restrict__ out)
+{
+    const unsigned listed = min(*worklistCount, capacity);
+    const unsigned lane = threadIdx.x & 31u;
+    const unsigned warpsPerGrid = gridDim.x * (blockDim.x / 32);
+    for (unsigned w = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; w < listed; w += warpsPerGrid) {
+        std::uint64_t i = 0, j = 0;
+        pairAt(worklist[w], i, j);
+        double squares = 0.0;
+        for (std::uint64_t k = lane; k < n; k += 32) {
+            const double d = transposed[i * n + k] - transposed[j * n + k];
+            squares = fma(d, d, squares);
+        }
+#pragma unroll
+        for (int offset = 16; offset > 0; offset >>= 1)
+            squares += __shfl_down_sync(0xffffffffu, squares, offset);
+        if (lane == 0)
+            out[worklist[w] - chunkBase] = squares / static_cast<double>(n - 1);
+    }
+}
+
+/// Sets *overflow when the worklist could not hold every pair that needed recomputing.
+__global__ void worklistOverflowKernel(const unsigned int* worklistCount, unsigned int capacity, unsigned int* overflow)
+{
+    *overflow = *worklistCount > capacity ? 1u : 0u;
+}
+
+std::uint64_t panelRows(std::uint64_t p)
+{
+    const std::uint64_t byMemory = GemmPolicy::kPanelBytes / (sizeof(double) * std::max<std::uint64_t>(p, 1));
+    const std::uint64_t byWaste = (p + GemmPolicy::kMinPanels - 1) / GemmPolicy::kMinPanels;
+    std::uint64_t rows = std::min(byMemory, std::max<std::uint64_t>(byWaste, 256));
+    rows = std::max<std::uint64_t>(GemmPolicy::kRowAlign, rows / GemmPolicy::kRowAlign * GemmPolicy::kRowAlign);
+    return rows;
+}
+
+class CublasExpansionRun final : public LrvDeviceRun {
+public:
+    CublasExpansionRun(const data::ExpressionTable& table, const ParamSet& params, bool refine)
+        : LrvDeviceRun(table, params, extraBytes(table, refine), GemmPolicy::kRowAlign)
+        , m_refine(refine)
+        , m_rows(panelRows(m_p))
+        , m_centred(m_n * m_p)
+        , m_sumSquares(m_p)
+        , m_gram(m_p * std::min(m_rows, m_p))
+        , m_cublas(stream())
+    {
+        if (refine) {
+            m_transposed = device::DeviceBuffer<double>(m_n * m_p);
+            m_capacity = static_cast<unsigned>(std::min<std::uint64_t>(
+                0x7fffffffULL, std::max<std::uint64_t>(1024, m_pairs / GemmPolicy::kWorklistDivisor)));
+            m_worklist = device::DeviceBuffer<std::uint64_t>(m_capacity);
+            m_flags = device::DeviceBuffer<unsigned int>(2); // [0] listed count, [1] overflow
+            // Where the expansion's worst-case error, about N·eps·(s_i + s_j), could exceed 1e-10 of the value.
+            m_tau = static_cast<double>(m_n) * DBL_EPSILON * 1e10;
+        }
+    }
+
+    void beforeChunks() override
+    {
+        launchCentredLogs(m_y.data(), m_n, m_p, m_centred.data(), m_sumSquares.data(),
+            m_refine ? m_transposed.data() : nullptr, stream());
+    }
+
+    void computeChunk(std::uint64_t rowBegin, std::uint64_t rowEnd, double* out) override
+    {
+        const std::uint64_t chunkBase = rowStart(rowBegin);
+        if (m_refine)
+            m_flags.fillBytesAsync(0, stream());
+        const auto& api = device::cublas();
+        for (std::uint64_t a = std::max<std::uint64_t>(rowBegin, 1); a < rowEnd; a += m_rows) {
+            const std::uint64_t b = std::min(rowEnd, a + m_rows);
+            const std::uint64_t cols = b; // every j < i < b
+            const double one = 1.0, zero = 0.0;
+            // Column-major view of the row-major N × p centred logs: M(i, k) = C[k][i], leading dimension p.
+            // X(j, r) = Σ_k M(j, k) · M(a + r, k) = g_{a + r, j}.
+            KS_CUBLAS_CHECK(api.dgemm(m_cublas.get(), CUBLAS_OP_N, CUBLAS_OP_T, static_cast<int>(cols),
+                static_cast<int>(b - a), static_cast<int>(m_n), &one, m_centred.data(), static_cast<int>(m_p),
+                m_centred.data() + a, static_cast<int>(m_p), &zero, m_gram.data(), static_cast<int>(cols)));
+            const dim3 grid(static_cast<unsigned>((b + GemmPolicy::kPackThreads - 1) / GemmPolicy::kPackThreads),
+                static_cast<unsigned>(b - a));
+            packPanelKernel<<<grid, GemmPolicy::kPackThreads, 0, stream()>>>(m_gram.data(), m_sumSquares.data(), m_n, a,
+                cols, chunkBase, out, m_tau, m_refine ? m_worklist.data() : nullptr,
+                m_refine ? m_flags.data() : nullptr, m_capacity);
+            KS_CUDA_CHECK_LAUNCH("packPanelKernel");
+        }
+        if (!m_refine)
+            return;
+        recomputeListedKernel<<<1024, GemmPolicy::kFixThreads, 0, stream()>>>(
+            m_transposed.data(), m_n, m_worklist.data(), m_flags.data(), m_capacity, chunkBase, out);
+        KS_CUDA_CHECK_LAUNCH("recomputeListedKernel");
+        // More cancelling pairs than the list holds: the whole chunk is recomputed directly (decided on the
+        // device, so the stream never waits on the host).
+        worklistOverflowKernel<<<1, 1, 0, stream()>>>(m_flags.data(), m_capacity, m_flags.data() + 1);
+        KS_CUDA_CHECK_LAUNCH("worklistOverflowKernel");
+        launchTiledPairs(m_centred.data(), m_n, m_p, rowBegin, rowEnd, out, m_flags.data() + 1, stream());
+    }
+
+private:
+    static std::uint64_t extraBytes(const data::ExpressionTable& t, bool refine)
+    {
+        const std::uint64_t p = t.features;
+        const std::uint64_t centred = (t.samples * p + p) * sizeof(double);
+        const std::uint64_t gram = p * std::min(panelRows(p), p) * sizeof(double);
+        return centred + gram + (refine ? t.samples * p * sizeof(double) + pairCount(p) / 2 : 0);
+    }
+
+    bool m_refine;
+    std::uint64_t m_rows;
+    device::DeviceBuffer<double> m_centred;
+    device::DeviceBuffer<double> m_sumSquares;
+    device::DeviceBuffer<double> m_gram;
+    device::DeviceBuffer<double> m_transposed;
+    device::DeviceBuffer<std::uint64_t> m_worklist;
+    device::DeviceBuffer<unsigned int> m_flags;
+    unsigned int m_capacity = 0;
+    double m_tau = 0.0;
+    device::CublasHandle m_cublas;
+};
+} // namespace
+} // namespace ks::lrv::gpu
+
+namespace ks::lrv {
+
+std::unique_ptr<PreparedRun> prepareCublasGemm(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    return std::make_unique<gpu::CublasExpansionRun>(d.as<data::ExpressionTable>(), p, false);
+}
+
+std::unique_ptr<PreparedRun> prepareCublasRefined(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    return std::make_unique<gpu::CublasExpansionRun>(d.as<data::ExpressionTable>(), p, true);
+}
+
+} // namespace ks::lrv

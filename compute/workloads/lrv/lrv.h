@@ -1,0 +1,75 @@
+#pragma once
+
+// The lrv workload (seed 003): propr's log-ratio variance of every feature pair of an N × p expression matrix,
+// var(log(Y[:, i] / Y[:, j])) with divisor N − 1, for i > j, as a half matrix in propr's order.
+
+#include "compute/core/host_device.h"
+#include "compute/core/variant.h"
+#include "compute/core/workload.h"
+#include "data/expression_table.h"
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace ks {
+class Registry;
+}
+
+namespace ks::lrv {
+
+/// Number of pairs of p features: p(p − 1)/2, in 64 bits (p beyond 46,341 overflows 32-bit products).
+KS_HOST_DEVICE inline std::uint64_t pairCount(std::uint64_t p)
+{
+    return p * (p - 1) / 2;
+}
+
+/// propr's order: for i = 1 … p − 1, for j = 0 … i − 1, pair (i, j) is at i(i − 1)/2 + j.
+KS_HOST_DEVICE inline std::uint64_t pairIndex(std::uint64_t i, std::uint64_t j)
+{
+    return i * (i - 1) / 2 + j;
+}
+
+/// The pair at index k: the inverse of pairIndex (a square root, then an exact integer correction).
+KS_HOST_DEVICE inline void pairAt(std::uint64_t k, std::uint64_t& i, std::uint64_t& j)
+{
+    i = static_cast<std::uint64_t>((1.0 + sqrt(1.0 + 8.0 * static_cast<double>(k))) * 0.5);
+    while (i * (i - 1) / 2 > k)
+        --i;
+    while ((i + 1) * i / 2 <= k)
+        ++i;
+    j = k - i * (i - 1) / 2;
+}
+
+/// The first row i whose pairs start at or after pair index k (pairs of row i are [i(i−1)/2, i(i+1)/2)).
+KS_HOST_DEVICE inline std::uint64_t rowStart(std::uint64_t i)
+{
+    return i * (i - 1) / 2;
+}
+
+/// An lrv Result: quantity "lrv", the half matrix as values, the feature names.
+Result makeResult(std::vector<double> values, const data::ExpressionTable& table);
+
+/// Natural logarithms of the table, feature-major (p × N), in long double: what the reference works from.
+std::vector<long double> referenceLogs(const data::ExpressionTable& table);
+/// The reference lrv of pair (i, j) from referenceLogs: two passes in long double (mean, then squared deviations).
+double referencePair(const std::vector<long double>& logs, std::size_t samples, std::size_t i, std::size_t j);
+
+/// The `device_output_mb` parameter: the device output buffer's cap in MiB (0: automatic). Outputs larger than
+/// the buffer are streamed to the host in row chunks while the next chunk computes.
+std::uint64_t deviceOutputCapBytes(const ParamSet& params);
+
+// Variant factories, one per variant (see register.cpp for the list).
+std::unique_ptr<PreparedRun> prepareReference(const data::Dataset&, const ParamSet&, const RunContext&);
+std::unique_ptr<PreparedRun> prepareCpuOpenMp(const data::Dataset&, const ParamSet&, const RunContext&);
+std::unique_ptr<PreparedRun> prepareBlockPerPair(const data::Dataset&, const ParamSet&, const RunContext&);
+std::unique_ptr<PreparedRun> prepareThreadPerPair(const data::Dataset&, const ParamSet&, const RunContext&);
+std::unique_ptr<PreparedRun> prepareLogsTiled(const data::Dataset&, const ParamSet&, const RunContext&);
+std::unique_ptr<PreparedRun> prepareCublasGemm(const data::Dataset&, const ParamSet&, const RunContext&);
+std::unique_ptr<PreparedRun> prepareCublasRefined(const data::Dataset&, const ParamSet&, const RunContext&);
+
+/// Adds the lrv workload to the registry.
+void registerLrv(Registry& registry);
+
+} // namespace ks::lrv

@@ -1,0 +1,75 @@
+#pragma once
+
+// Device-side pieces shared by the lrv CUDA and library variants: the table on the device, centred logs, and the
+// prepared state that computes the half matrix in row chunks — all at once when it fits, otherwise streamed to the
+// host chunk by chunk while the next one computes.
+
+#include "compute/device/cuda_prepared_run.cuh"
+#include "compute/workloads/lrv/lrv.h"
+
+#include <vector>
+
+namespace ks::lrv::gpu {
+
+/// Row ranges [begin, end) of the half matrix, each small enough for the device output buffer.
+struct ChunkPlan {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> rows;
+    std::uint64_t maxPairs = 0; ///< pairs in the largest chunk: the buffer's size
+    bool streamed() const { return rows.size() > 1; }
+};
+
+/// Splits rows 0 … p into chunks of at most capPairs pairs, boundaries on multiples of rowAlign (a chunk of one
+/// aligned block is taken whole even when it exceeds the cap).
+ChunkPlan planChunks(std::uint64_t p, std::uint64_t capPairs, std::uint64_t rowAlign);
+
+/// Centred logs: C[k][i] = log Y[k][i] − mean_k log Y[k][i] (N × p, row-major like Y), and sumSquares[i] =
+/// Σ_k C[k][i]². Also the feature-major copy (p × N) when `transposed` is not null.
+void launchCentredLogs(const double* y, std::uint64_t n, std::uint64_t p, double* centred, double* sumSquares,
+    double* transposed, cudaStream_t stream);
+
+/// The direct register-tiled kernel for rows [rowBegin, rowEnd) (rowBegin a multiple of 64): writes
+/// Σ_k (C[k][i] − C[k][j])² / (N − 1) for every pair in those rows to out[pairIndex(i, j) − rowStart(rowBegin)].
+/// When `onlyIf` is not null the launch does nothing unless *onlyIf is non-zero (a device-side decision).
+void launchTiledPairs(const double* centred, std::uint64_t n, std::uint64_t p, std::uint64_t rowBegin,
+    std::uint64_t rowEnd, double* out, const unsigned int* onlyIf, cudaStream_t stream);
+
+/// Base of every lrv GPU variant: Y uploaded once, the output plan, and run() = beforeChunks() then every chunk,
+/// streamed through two device buffers and a copy stream when the plan has several.
+class LrvDeviceRun : public device::CudaPreparedRun {
+public:
+    LrvDeviceRun(const data::ExpressionTable& table, const ParamSet& params, std::uint64_t extraDeviceBytes,
+        std::uint64_t rowAlign);
+    ~LrvDeviceRun() override;
+    void run() final;
+    Result fetch() override;
+    std::string note() const override;
+
+protected:
+    /// Work before the chunks (centred logs); enqueued on stream().
+    virtual void beforeChunks() { }
+    /// Enqueues the pairs of rows [rowBegin, rowEnd) into out (index relative to rowStart(rowBegin)).
+    virtual void computeChunk(std::uint64_t rowBegin, std::uint64_t rowEnd, double* out) = 0;
+
+    const data::ExpressionTable& m_table;
+    std::uint64_t m_n;
+    std::uint64_t m_p;
+    std::uint64_t m_pairs;
+    device::DeviceBuffer<double> m_y;
+
+private:
+    ChunkPlan m_plan;
+    device::DeviceBuffer<double> m_out[2];
+    device::Stream m_copyStream;
+    device::Event m_computed[2];
+    device::Event m_copied[2];
+    std::vector<double> m_host;
+    bool m_hostRegistered = false;
+};
+
+/// Instantiates a variant's prepared run.
+template <class Run> std::unique_ptr<PreparedRun> makeRun(const data::Dataset& dataset, const ParamSet& params)
+{
+    return std::make_unique<Run>(dataset.as<data::ExpressionTable>(), params);
+}
+
+} // namespace ks::lrv::gpu

@@ -1,0 +1,75 @@
+// The oracle: every pair's log-ratio variance from logs taken once in long double, then two passes (mean, then
+// squared deviations) in long double, exactly propr's formula evaluated wider than propr's double.
+#include "compute/core/cpu_run.h"
+#include "compute/workloads/lrv/lrv.h"
+
+#include <cmath>
+
+namespace ks::lrv {
+
+std::vector<long double> referenceLogs(const data::ExpressionTable& t)
+{
+    std::vector<long double> logs(t.samples * t.features);
+    const auto p = static_cast<std::int64_t>(t.features);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < p; ++i)
+        for (std::size_t k = 0; k < t.samples; ++k)
+            logs[static_cast<std::size_t>(i) * t.samples + k]
+                = std::log(static_cast<long double>(t.values[k * t.features + static_cast<std::size_t>(i)]));
+    return logs;
+}
+
+double referencePair(const std::vector<long double>& logs, std::size_t samples, std::size_t i, std::size_t j)
+{
+    const long double* a = logs.data() + i * samples;
+    const long double* b = logs.data() + j * samples;
+    long double sum = 0.0L;
+    for (std::size_t k = 0; k < samples; ++k)
+        sum += a[k] - b[k];
+    const long double mean = sum / static_cast<long double>(samples);
+    long double squares = 0.0L;
+    for (std::size_t k = 0; k < samples; ++k) {
+        const long double d = (a[k] - b[k]) - mean;
+        squares += d * d;
+    }
+    return static_cast<double>(squares / static_cast<long double>(samples - 1));
+}
+
+namespace {
+class ReferenceRun final : public CpuPreparedRun {
+public:
+    ReferenceRun(const data::ExpressionTable& table, const RunContext& context)
+        : CpuPreparedRun(context)
+        , m_table(table)
+    {
+    }
+    void run() override
+    {
+        const auto logs = referenceLogs(m_table);
+        const std::size_t p = m_table.features;
+        m_values.assign(pairCount(p), 0.0);
+        // Rows grow with i: dynamic scheduling keeps the threads evenly loaded.
+#pragma omp parallel for schedule(dynamic, 16)
+        for (std::int64_t si = 1; si < static_cast<std::int64_t>(p); ++si) {
+            const auto i = static_cast<std::size_t>(si);
+            for (std::size_t j = 0; j < i; ++j)
+                m_values[pairIndex(i, j)] = referencePair(logs, m_table.samples, i, j);
+        }
+    }
+    Result fetch() override
+    {
+        return makeResult(m_values, m_table);
+    }
+
+private:
+    const data::ExpressionTable& m_table;
+    std::vector<double> m_values;
+};
+} // namespace
+
+std::unique_ptr<PreparedRun> prepareReference(const data::Dataset& dataset, const ParamSet&, const RunContext& context)
+{
+    return std::make_unique<ReferenceRun>(dataset.as<data::ExpressionTable>(), context);
+}
+
+} // namespace ks::lrv

@@ -1,0 +1,307 @@
+// The lrv workload descriptor and its variant list: the only place a new lrv variant has to be added.
+#include "compute/core/errors.h"
+#include "compute/core/registry.h"
+#include "compute/device/vendor_libraries.h"
+#include "compute/workloads/lrv/lrv.h"
+#include "data/random.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <mutex>
+
+namespace ks::lrv {
+
+Result makeResult(std::vector<double> values, const data::ExpressionTable& table)
+{
+    return Result {"lrv", {}, std::move(values), {}, table.featureNames};
+}
+
+std::uint64_t deviceOutputCapBytes(const ParamSet& params)
+{
+    return static_cast<std::uint64_t>(params.integer("device_output_mb")) << 20;
+}
+
+namespace {
+/// The smallest lrv whose relative error double precision can bring under the tolerance. Each log carries a
+/// rounding error of about eps·L (L = the largest |log y| in the data), so a pair's deviations d_k = c_ik − c_jk
+/// are known to eps·L and a computed lrv ≈ mean d² to about 2·eps·L·√lrv: below (eps·L / tolerance)² no
+/// algorithm working in double — propr's own included — resolves it, and it is compared against that floor.
+double resolutionFloor(const data::ExpressionTable& t, double tolerance)
+{
+    double largest = 0.0;
+    for (double v : t.values)
+        largest = std::max(largest, std::fabs(std::log(v)));
+    const double floor = std::numeric_limits<double>::epsilon() * std::max(largest, 1.0) / tolerance;
+    return floor * floor;
+}
+/// The full reference costs about N × pairs long-double operations; beyond this it is sampled.
+constexpr double kFullReferenceWork = 2e10;
+/// Pairs checked in sampled mode: this many uniformly, plus up to this many of the most proportional ones.
+constexpr std::size_t kSampledPairs = 200'000;
+
+double relativeError(double value, double reference, double floor)
+{
+    if (std::isnan(value) || std::isnan(reference))
+        return std::numeric_limits<double>::infinity();
+    return std::fabs(value - reference) / std::max(std::fabs(reference), floor);
+}
+
+class LrvWorkload final : public Workload {
+public:
+    LrvWorkload()
+    {
+        Variant refined = gpuVariant("cublas_refined", "cuBLAS expansion, refined",
+            "the cuBLAS expansion, then every pair whose sum cancels by more than the error bound allows is "
+            "recomputed directly from centred logs",
+            Backend::Library, KS_GPU_PREPARE(prepareCublasRefined));
+        Variant gemm = gpuVariant("cublas_gemm", "cuBLAS expansion v_i + v_j − 2·cov_ij",
+            "centred logs, Gram matrix by cublasDgemm in row panels, packing epilogue; loses digits on nearly "
+            "proportional pairs",
+            Backend::Library, KS_GPU_PREPARE(prepareCublasGemm));
+#if KS_HAVE_CUDA
+        gemm.runtimeCheck = device::cublasUnavailableReason;
+        refined.runtimeCheck = device::cublasUnavailableReason;
+#endif
+        m_variants = {
+            cpuVariant("reference", "Reference (long double, two-pass)",
+                "logs once in long double, then mean and squared deviations of each log-ratio in long double",
+                prepareReference),
+            cpuVariant("cpu_openmp", "CPU centred logs (OpenMP)",
+                "logs once, centred per feature, Σ(c_i − c_j)² per pair with an OpenMP loop over rows",
+                prepareCpuOpenMp),
+            gpuVariant("block_per_pair", "Block per pair (seed)",
+                "the seed's plan: one block per pair, log-ratios per sample, shared-memory tree reductions for "
+                "the mean and the variance",
+                Backend::Cuda, KS_GPU_PREPARE(prepareBlockPerPair)),
+            gpuVariant("thread_per_pair", "Thread per pair",
+                "one thread per pair, two passes over the samples, coalesced along the pair's second feature",
+                Backend::Cuda, KS_GPU_PREPARE(prepareThreadPerPair)),
+            gpuVariant("logs_tiled", "Centred logs, register-tiled triangle",
+                "logs once and centred per feature; 64×64 triangle tiles, 4×4 pairs per thread in registers, "
+                "Σ(c_i − c_j)² accurate for nearly proportional pairs",
+                Backend::Cuda, KS_GPU_PREPARE(prepareLogsTiled)),
+            gemm,
+            refined,
+        };
+    }
+
+    std::string id() const override
+    {
+        return "lrv";
+    }
+    std::string name() const override
+    {
+        return "Log-ratio variance (propr)";
+    }
+    std::string description() const override
+    {
+        return "propr's lrv: the variance of log(Y[:, i] / Y[:, j]) for every feature pair, as a half matrix "
+               "(seed 003)";
+    }
+    std::string datasetKind() const override
+    {
+        return "expression";
+    }
+    std::string filePatterns() const override
+    {
+        return "*.tsv *.csv *.txt *.gz *.h5 *.hdf5";
+    }
+
+    std::vector<Axis> parameters() const override
+    {
+        return {
+            Axis::choice("orientation", "how the file stores the matrix (read when a file is loaded)",
+                "samples-as-rows", {"samples-as-rows", "features-as-rows"})
+                .asReaderOption(),
+            Axis::choice("zeros", "zeros in the data: an error, or replaced by the smallest positive value", "error",
+                {"error", "replace"})
+                .asReaderOption(),
+            Axis::choice(
+                "na", "missing values: an error, or the features holding them dropped", "error", {"error", "drop"})
+                .asReaderOption(),
+            Axis::integer("device_output_mb",
+                "cap on the GPU output buffer in MiB; a larger output streams to the host in row chunks while "
+                "the next chunk computes (0: as much as fits)",
+                0, 0, 1'000'000),
+        };
+    }
+
+    std::vector<Axis> generatorParameters() const override
+    {
+        return {
+            Axis::integer("features", "number of features p (genes)", 1000, 2, 1'000'000),
+            Axis::integer("samples", "number of samples N", 80, 2, 1'000'000),
+            Axis::integer("planted", "nearly proportional pairs planted in the data", 10, 0, 1'000'000),
+            Axis::real("mean", "typical count", 100.0, 1e-3, 1e9),
+            Axis::real("dispersion", "negative-binomial dispersion of the counts", 0.5, 0.0, 100.0),
+            Axis::real("noise", "log-scale noise of the planted pairs (their lrv is about noise²)", 1e-4, 0.0, 10.0),
+            Axis::integer("seed", "random seed", 1, 0, std::int64_t(1) << 62),
+        };
+    }
+
+    std::string sizeParameter() const override
+    {
+        return "features";
+    }
+
+    data::Dataset generate(const ParamSet& g) const override
+    {
+        data::ExpressionGenerator generator;
+        generator.features = static_cast<std::size_t>(g.integer("features"));
+        generator.samples = static_cast<std::size_t>(g.integer("samples"));
+        generator.plantedPairs = static_cast<std::size_t>(g.integer("planted"));
+        generator.meanCount = g.real("mean");
+        generator.dispersion = g.real("dispersion");
+        generator.proportionalNoise = g.real("noise");
+        generator.seed = static_cast<std::uint64_t>(g.integer("seed"));
+        auto table = data::generateExpression(generator);
+        const std::string name = "generated lrv " + g.text("samples") + "×" + g.text("features")
+            + " planted=" + g.text("planted") + " seed=" + g.text("seed");
+        return data::makeExpressionDataset(std::move(table), name, "generator: " + g.toString());
+    }
+
+    data::Dataset load(const std::string& path, const data::ReadOptions& options) const override
+    {
+        return data::loadExpressionTable(path, options);
+    }
+
+    std::optional<data::Dataset> subset(const data::Dataset& dataset, std::uint64_t size) const override
+    {
+        const auto& t = dataset.as<data::ExpressionTable>();
+        if (size < 2 || size > t.features)
+            return std::nullopt;
+        data::ExpressionTable part;
+        part.samples = t.samples;
+        part.features = static_cast<std::size_t>(size);
+        part.values.resize(part.samples * part.features);
+        for (std::size_t k = 0; k < t.samples; ++k)
+            std::copy_n(t.values.begin() + static_cast<std::ptrdiff_t>(k * t.features), part.features,
+                part.values.begin() + static_cast<std::ptrdiff_t>(k * part.features));
+        part.sampleNames = t.sampleNames;
+        part.featureNames.assign(t.featureNames.begin(), t.featureNames.begin() + static_cast<std::ptrdiff_t>(size));
+        part.storedType = t.storedType;
+        part.notes = t.notes;
+        return data::makeExpressionDataset(std::move(part),
+            dataset.meta().name + " [first " + std::to_string(size) + " features]", dataset.meta().source);
+    }
+
+    Cost cost(const data::Dataset& dataset, const ParamSet&) const override
+    {
+        const auto& t = dataset.as<data::ExpressionTable>();
+        const double n = static_cast<double>(t.samples);
+        const double pairs = static_cast<double>(pairCount(t.features));
+        // Read Y once, write every pair once; a subtraction and a multiply-add per pair and sample.
+        return Cost {
+            8.0 * n * static_cast<double>(t.features) + 8.0 * pairs, 3.0 * n * pairs, pairs, "pairs", Roof::Fp64};
+    }
+
+    double tolerance(const ParamSet&) const override
+    {
+        return 1e-9;
+    }
+
+    bool fullReferenceAffordable(const data::Dataset& dataset, const ParamSet&) const override
+    {
+        const auto& t = dataset.as<data::ExpressionTable>();
+        return static_cast<double>(t.samples) * static_cast<double>(pairCount(t.features)) <= kFullReferenceWork;
+    }
+
+    Delta compare(const Result& result, const Result& reference, const data::Dataset& dataset,
+        const ParamSet& params) const override
+    {
+        const auto& t = dataset.as<data::ExpressionTable>();
+        const std::uint64_t pairs = pairCount(t.features);
+        if (result.values.size() != pairs)
+            throw ComputeError("lrv: the result has " + std::to_string(result.values.size()) + " values for "
+                + std::to_string(pairs) + " pairs");
+        Delta d;
+        d.kind = "max_rel_err";
+        d.tolerance = tolerance(params);
+        d.computed = true;
+        const double floor = resolutionFloor(t, d.tolerance);
+        double worst = 0.0;
+        double worstProportional = 0.0;
+        double compared = 0.0;
+        if (!reference.values.empty()) {
+            // The 1% most proportional pairs (smallest lrv) are the ones propr users look at.
+            std::vector<double> sorted = reference.values;
+            const std::size_t cut = std::max<std::size_t>(1, sorted.size() / 100);
+            std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(cut - 1), sorted.end());
+            const double threshold = sorted[cut - 1];
+            for (std::size_t k = 0; k < reference.values.size(); ++k) {
+                const double e = relativeError(result.values[k], reference.values[k], floor);
+                worst = std::max(worst, e);
+                if (reference.values[k] <= threshold)
+                    worstProportional = std::max(worstProportional, e);
+            }
+            compared = static_cast<double>(pairs);
+        } else {
+            // Sampled check: uniformly drawn pairs, plus the 1% this result ranks most proportional (up to a
+            // cap), each against its reference value computed here.
+            const auto& logs = logsFor(dataset);
+            data::CounterRng rng(std::hash<std::string> {}(dataset.meta().contentHash));
+            std::vector<std::uint64_t> sample;
+            const std::size_t uniform = static_cast<std::size_t>(std::min<std::uint64_t>(pairs, kSampledPairs));
+            for (std::size_t s = 0; s < uniform; ++s)
+                sample.push_back(rng.bits(7, s) % pairs);
+            const std::size_t top
+                = std::min<std::size_t>(kSampledPairs, std::max<std::size_t>(1, static_cast<std::size_t>(pairs / 100)));
+            std::vector<std::pair<double, std::uint64_t>> smallest;
+            smallest.reserve(top + 1);
+            for (std::uint64_t k = 0; k < pairs; ++k) {
+                smallest.emplace_back(result.values[k], k);
+                if (smallest.size() > 2 * top) {
+                    std::nth_element(
+                        smallest.begin(), smallest.begin() + static_cast<std::ptrdiff_t>(top), smallest.end());
+                    smallest.resize(top);
+                }
+            }
+            std::sort(smallest.begin(), smallest.end());
+            smallest.resize(std::min(smallest.size(), top));
+            std::vector<double> errors(sample.size() + smallest.size());
+#pragma omp parallel for schedule(dynamic, 256)
+            for (std::int64_t s = 0; s < static_cast<std::int64_t>(errors.size()); ++s) {
+                const auto idx = static_cast<std::size_t>(s);
+                const std::uint64_t k = idx < sample.size() ? sample[idx] : smallest[idx - sample.size()].second;
+                std::uint64_t i = 0, j = 0;
+                pairAt(k, i, j);
+                errors[idx] = relativeError(result.values[k], referencePair(logs, t.samples, i, j), floor);
+            }
+            for (std::size_t s = 0; s < errors.size(); ++s) {
+                worst = std::max(worst, errors[s]);
+                if (s >= sample.size())
+                    worstProportional = std::max(worstProportional, errors[s]);
+            }
+            compared = static_cast<double>(errors.size());
+        }
+        d.value = worst;
+        d.details = {{"max_rel_err_all", worst}, {"max_rel_err_most_proportional_1pct", worstProportional},
+            {"pairs_compared", compared}, {"resolution_floor", floor}};
+        return d;
+    }
+
+private:
+    /// referenceLogs of the last dataset compared in sampled mode (a sweep compares many variants on one).
+    const std::vector<long double>& logsFor(const data::Dataset& dataset) const
+    {
+        std::lock_guard lock(m_logsMutex);
+        if (m_logsHash != dataset.meta().contentHash || m_logsHash.empty()) {
+            m_logs = referenceLogs(dataset.as<data::ExpressionTable>());
+            m_logsHash = dataset.meta().contentHash;
+        }
+        return m_logs;
+    }
+
+    mutable std::mutex m_logsMutex;
+    mutable std::string m_logsHash;
+    mutable std::vector<long double> m_logs;
+};
+} // namespace
+
+void registerLrv(Registry& registry)
+{
+    registry.add(std::make_unique<LrvWorkload>());
+}
+
+} // namespace ks::lrv

@@ -1,0 +1,70 @@
+#pragma once
+
+#include "data/dataset.h"
+#include "data/read_options.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ks::data {
+
+/// An expression matrix Y: N samples × p features (counts or intensities), the lrv workload's dataset.
+struct ExpressionTable {
+    std::size_t samples = 0; ///< N, rows of Y
+    std::size_t features = 0; ///< p, columns of Y
+    std::vector<double> values; ///< N × p, row-major: values[k * features + i]
+    std::vector<std::string> sampleNames; ///< N ("S1", "S2", ... when the file has none)
+    std::vector<std::string> featureNames; ///< p ("F1", ... when the file has none)
+    std::string storedType = "float64"; ///< value type in the file it came from (float64 for text)
+    std::vector<std::string> notes; ///< what the reader changed: zeros replaced, features dropped for NA
+};
+
+// Reader parameters (ReadOptions::params; the default when absent):
+//   orientation = samples-as-rows | features-as-rows   how the file stores the matrix; features-as-rows transposes
+//   zeros       = error | replace                      replace: every zero becomes the smallest positive value
+//   na          = error | drop                         drop: every feature holding a missing value is dropped
+// Log-ratios need finite, strictly positive values: infinities and negatives are always errors, and
+// ReadOptions::allowNonFinite does not apply to this reader.
+
+/// Reads a TSV/CSV table (delimiter detected; quoting, CRLF, UTF-8 BOM, gzip). The first row names the columns;
+/// the first column names the rows unless every data row's first field is numeric and the header is as wide as
+/// the rows. Both the R write.table form (no corner cell) and the corner-cell form are read.
+ExpressionTable readExpressionText(const std::string& path, const ReadOptions& options = {});
+/// Reads a 2-D numeric (float or integer) dataset, chosen by ReadOptions::h5Path or as the file's only one, with
+/// names from 1-D string datasets beside it (feature_names, features, genes, var_names, colnames; sample_names,
+/// samples, obs_names, barcodes, rownames).
+ExpressionTable readExpressionHdf5(const std::string& path, const ReadOptions& options = {});
+/// HDF5 by its signature, text otherwise; returns the dataset with its metadata.
+Dataset loadExpressionTable(const std::string& path, const ReadOptions& options = {});
+
+/// Samples as rows: a header of feature names after an empty corner cell, then one row per sample led by its name.
+void writeExpressionCsv(const std::string& path, const ExpressionTable& table);
+/// Writes /matrix (N × p float64), /feature_names and /sample_names.
+void writeExpressionHdf5(const std::string& path, const ExpressionTable& table);
+
+/// The generator behind the built-in lrv data: Gamma–Poisson (negative binomial) counts plus one, with a
+/// log-normal spread of the feature means, and `plantedPairs` nearly proportional feature pairs whose log-ratio
+/// variance is about proportionalNoise².
+struct ExpressionGenerator {
+    std::size_t samples = 80;
+    std::size_t features = 1000;
+    std::size_t plantedPairs = 10;
+    double meanCount = 100;
+    double dispersion = 0.5; ///< variance of the Gamma multiplier of each count (0: plain Poisson)
+    double proportionalNoise = 1e-4; ///< standard deviation of the planted pairs' log-ratios
+    std::uint64_t seed = 1;
+};
+ExpressionTable generateExpression(const ExpressionGenerator& generator);
+/// The planted nearly proportional pairs of a generated table, as (i, j) feature indices with i > j: feature i is
+/// feature j times a constant and a small per-sample noise. No feature is in two pairs; ascending in j.
+std::vector<std::pair<std::size_t, std::size_t>> plantedPairs(const ExpressionGenerator& generator);
+
+/// The dataset of kind "expression" (size = features) with its shape, value range and stored type as properties
+/// and the table's notes. Empty name lists are filled with generated names; a table whose value count or name
+/// lists do not match its shape is a DatasetError.
+Dataset makeExpressionDataset(ExpressionTable table, std::string name, std::string source);
+
+} // namespace ks::data

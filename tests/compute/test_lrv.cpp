@@ -1,0 +1,210 @@
+// The lrv workload: propr's pair order on a hand-computed case, accuracy on planted nearly proportional pairs,
+// the sampled comparison used for outputs too large for a full reference, and streamed output chunks.
+#include "compute/core/registry.h"
+#include "compute/core/results_io.h"
+#include "compute/core/runner.h"
+#include "compute/workloads/lrv/lrv.h"
+#include "data/hdf5_file.h"
+
+#include <cmath>
+#include <filesystem>
+#include <gtest/gtest.h>
+
+namespace ks {
+namespace {
+
+const Workload& lrvWorkload()
+{
+    return *defaultRegistry().find("lrv");
+}
+
+data::Dataset table(std::size_t samples, std::size_t features, std::vector<double> values)
+{
+    data::ExpressionTable t;
+    t.samples = samples;
+    t.features = features;
+    t.values = std::move(values);
+    for (std::size_t k = 0; k < samples; ++k)
+        t.sampleNames.push_back("S" + std::to_string(k + 1));
+    for (std::size_t i = 0; i < features; ++i)
+        t.featureNames.push_back("G" + std::to_string(i + 1));
+    return data::makeExpressionDataset(std::move(t), "hand", "test");
+}
+
+Result runVariant(const std::string& id, const data::Dataset& d, std::map<std::string, std::string> params = {})
+{
+    const auto parsed = ParamSet::parse(lrvWorkload().parameters(), params);
+    RunContext context {0, &steadyClock()};
+    auto run = lrvWorkload().findVariant(id)->prepare(d, parsed, context);
+    run->run();
+    return run->fetch();
+}
+
+data::Dataset generated(std::map<std::string, std::string> g)
+{
+    return lrvWorkload().generate(ParamSet::parse(lrvWorkload().generatorParameters(), g));
+}
+
+/// The textbook sample variance of log(a_k / b_k), for checking by hand.
+double sampleVarianceOfLogRatio(const std::vector<double>& a, const std::vector<double>& b)
+{
+    double mean = 0.0;
+    for (std::size_t k = 0; k < a.size(); ++k)
+        mean += std::log(a[k] / b[k]);
+    mean /= static_cast<double>(a.size());
+    double s = 0.0;
+    for (std::size_t k = 0; k < a.size(); ++k)
+        s += (std::log(a[k] / b[k]) - mean) * (std::log(a[k] / b[k]) - mean);
+    return s / static_cast<double>(a.size() - 1);
+}
+
+TEST(LrvPairs, IndexAndInverseAgreeFar64Bit)
+{
+    for (std::uint64_t i : std::vector<std::uint64_t> {1, 2, 3, 1000, 46341, 50000, 3000000})
+        for (std::uint64_t j : std::vector<std::uint64_t> {0, i / 2, i - 1}) {
+            std::uint64_t a = 0, b = 0;
+            lrv::pairAt(lrv::pairIndex(i, j), a, b);
+            EXPECT_EQ(a, i);
+            EXPECT_EQ(b, j);
+        }
+    EXPECT_EQ(lrv::pairCount(50000), 1249975000ull);
+    EXPECT_EQ(lrv::pairCount(100000), 4999950000ull) << "beyond 32 bits";
+}
+
+TEST(LrvReference, ProprOrderOnAHandComputedThreeByFourTable)
+{
+    // Y is 3 samples × 4 features; columns as vectors:
+    const std::vector<std::vector<double>> col {{1, 2, 4}, {2, 2, 2}, {3, 9, 27}, {5, 1, 2}};
+    std::vector<double> values(12);
+    for (std::size_t k = 0; k < 3; ++k)
+        for (std::size_t i = 0; i < 4; ++i)
+            values[k * 4 + i] = col[i][k];
+    const auto d = table(3, 4, values);
+    const Result r = runVariant("reference", d);
+    ASSERT_EQ(r.values.size(), 6u);
+    // propr: for i = 1 … p − 1, for j = 0 … i − 1.
+    const std::vector<std::pair<int, int>> order {{1, 0}, {2, 0}, {2, 1}, {3, 0}, {3, 1}, {3, 2}};
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        const auto [i, j] = order[k];
+        EXPECT_NEAR(r.values[k],
+            sampleVarianceOfLogRatio(col[static_cast<std::size_t>(i)], col[static_cast<std::size_t>(j)]), 1e-15)
+            << "pair (" << i << ", " << j << ")";
+    }
+    // log(4/2), log(2/2), log(1/2) = ln 2, 0, −ln 2: variance (ln 2)².
+    EXPECT_NEAR(r.values[0], std::log(2.0) * std::log(2.0), 1e-15);
+    EXPECT_EQ(r.names, (std::vector<std::string> {"G1", "G2", "G3", "G4"}));
+    EXPECT_EQ(r.quantity, "lrv");
+}
+
+TEST(LrvReference, ExactlyProportionalColumnsHaveZeroVariance)
+{
+    const auto d = table(4, 2, {1, 3, 2, 6, 5, 15, 7, 21});
+    EXPECT_LT(runVariant("reference", d).values[0], 1e-30);
+}
+
+TEST(LrvCpu, AgreesWithTheReferenceOnPlantedPairs)
+{
+    const auto d = generated({{"samples", "40"}, {"features", "300"}, {"planted", "8"}, {"noise", "1e-5"}});
+    const auto params = ParamSet::parse(lrvWorkload().parameters(), {});
+    const Delta delta = lrvWorkload().compare(runVariant("cpu_openmp", d), runVariant("reference", d), d, params);
+    EXPECT_TRUE(delta.withinTolerance()) << delta.value;
+    EXPECT_EQ(delta.details[2].second, static_cast<double>(lrv::pairCount(300)));
+}
+
+TEST(LrvCompare, TheSampledCheckFindsAnErrorAmongTheMostProportionalPairs)
+{
+    const auto d = generated({{"samples", "20"}, {"features", "400"}, {"planted", "6"}, {"noise", "1e-4"}});
+    const auto params = ParamSet::parse(lrvWorkload().parameters(), {});
+    Result result = runVariant("reference", d);
+    const Result deferred {"deferred", {}, {}, {}, {}};
+    const Delta clean = lrvWorkload().compare(result, deferred, d, params);
+    EXPECT_TRUE(clean.withinTolerance()) << clean.value;
+    // Spoil the most proportional pair by one part in a million: the sampled check always looks at it.
+    const auto smallest = std::min_element(result.values.begin(), result.values.end());
+    *smallest *= 1.0 + 1e-6;
+    const Delta spoiled = lrvWorkload().compare(result, deferred, d, params);
+    EXPECT_FALSE(spoiled.withinTolerance());
+    EXPECT_NEAR(spoiled.details[1].second, 1e-6, 1e-8) << "reported among the most proportional";
+}
+
+TEST(LrvWorkload, ReferenceIsSampledOnlyForHugeOutputs)
+{
+    const auto params = ParamSet::parse(lrvWorkload().parameters(), {});
+    EXPECT_TRUE(lrvWorkload().fullReferenceAffordable(generated({{"samples", "80"}, {"features", "1000"}}), params));
+    // 150 × 20,000: 2·10^8 pairs of 150 samples is past what the full reference does in reasonable time.
+    const auto wide = table(150, 20000, std::vector<double>(150 * 20000, 1.0));
+    EXPECT_FALSE(lrvWorkload().fullReferenceAffordable(wide, params));
+}
+
+TEST(LrvWorkload, CostAndSubset)
+{
+    const auto d = generated({{"samples", "10"}, {"features", "100"}});
+    const Cost c = lrvWorkload().cost(d, ParamSet::parse(lrvWorkload().parameters(), {}));
+    EXPECT_EQ(c.items, 4950.0);
+    EXPECT_EQ(c.itemName, "pairs");
+    EXPECT_EQ(c.flops, 3.0 * 10 * 4950);
+    EXPECT_EQ(c.roof, Roof::Fp64);
+    const auto part = lrvWorkload().subset(d, 7);
+    ASSERT_TRUE(part.has_value());
+    const auto& t = part->as<data::ExpressionTable>();
+    EXPECT_EQ(t.features, 7u);
+    EXPECT_EQ(t.samples, 10u);
+    EXPECT_EQ(t.values[1 * 7 + 3], d.as<data::ExpressionTable>().values[1 * 100 + 3]);
+    EXPECT_EQ(t.featureNames.size(), 7u);
+}
+
+TEST(LrvWorkload, OutputHdf5CarriesTheFeatureNames)
+{
+    const auto d = table(3, 3, {1, 2, 3, 4, 5, 6, 7, 8, 10});
+    const auto path = (std::filesystem::temp_directory_path() / "ks_lrv_output.h5").string();
+    writeResultFile(path, runVariant("reference", d));
+    auto file = data::h5::File::open(path);
+    EXPECT_EQ(file.readDoubles("/result", 1, true).size(), 3u);
+    EXPECT_EQ(file.readStrings("/feature_names"), (std::vector<std::string> {"G1", "G2", "G3"}));
+    EXPECT_EQ(file.readStringAttribute("/result", "quantity"), "lrv");
+    std::filesystem::remove(path);
+}
+
+/// Every GPU variant, with its output streamed in small chunks, gives the same numbers as in one piece.
+class LrvStreaming : public ::testing::TestWithParam<std::string> { };
+
+TEST_P(LrvStreaming, ChunkedOutputMatchesTheWholeOutput)
+{
+    const Variant& v = *lrvWorkload().findVariant(GetParam());
+    if (const auto reason = unavailableReason(v); !reason.empty())
+        GTEST_SKIP() << reason;
+    const auto d = generated({{"samples", "24"}, {"features", "1500"}, {"planted", "4"}});
+    const Result whole = runVariant(GetParam(), d);
+    const auto params = ParamSet::parse(lrvWorkload().parameters(), {{"device_output_mb", "1"}});
+    RunContext context {0, &steadyClock()};
+    auto run = v.prepare(d, params, context);
+    run->run();
+    run->run(); // buffers are reused across repetitions
+    const Result chunked = run->fetch();
+    EXPECT_NE(run->note().find("streamed"), std::string::npos) << run->note();
+    ASSERT_EQ(chunked.values.size(), whole.values.size());
+    for (std::size_t k = 0; k < whole.values.size(); ++k)
+        ASSERT_EQ(chunked.values[k], whole.values[k]) << "pair " << k;
+}
+
+INSTANTIATE_TEST_SUITE_P(GpuVariants, LrvStreaming,
+    ::testing::Values("block_per_pair", "thread_per_pair", "logs_tiled", "cublas_gemm", "cublas_refined"));
+
+TEST(LrvAccuracy, TheExpansionLosesDigitsOnNearlyProportionalPairsAndRefinementRestoresThem)
+{
+    for (const char* id : {"cublas_gemm", "cublas_refined", "logs_tiled"})
+        if (const auto reason = unavailableReason(*lrvWorkload().findVariant(id)); !reason.empty())
+            GTEST_SKIP() << reason;
+    const auto d = generated({{"samples", "80"}, {"features", "2000"}, {"planted", "20"}, {"noise", "1e-5"}});
+    const auto params = ParamSet::parse(lrvWorkload().parameters(), {});
+    const Result ref = runVariant("reference", d);
+    const Delta gemm = lrvWorkload().compare(runVariant("cublas_gemm", d), ref, d, params);
+    const Delta refined = lrvWorkload().compare(runVariant("cublas_refined", d), ref, d, params);
+    const Delta tiled = lrvWorkload().compare(runVariant("logs_tiled", d), ref, d, params);
+    EXPECT_GT(gemm.details[1].second, 1e-9) << "the expansion was expected to lose digits";
+    EXPECT_LE(refined.value, 1e-9);
+    EXPECT_LE(tiled.value, 1e-9);
+}
+
+} // namespace
+} // namespace ks
