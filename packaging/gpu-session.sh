@@ -52,7 +52,8 @@ fi
 if has bench; then
     $B/cli/kernelscope-cli info >"$OUT/info.txt" 2>&1
     cat "$OUT/info.txt"
-    for script in docs/benchmarks/*/run.sh; do
+    # BENCH=name runs one benchmark (docs/benchmarks/<name>/run.sh); default: all of them.
+    for script in docs/benchmarks/${BENCH:-*}/run.sh; do
         OUT="$OUT" CLI="$PWD/$B/cli/kernelscope-cli" bash "$script"
     done
 fi
