@@ -108,6 +108,7 @@ TEST_P(EveryVariant, MatchesTheReferenceOnFreshRandomData)
     options.minRepetitions = 2;
     options.maxRepetitions = 2;
     options.flushL2 = false;
+    options.timeLimitS = 600; // two repetitions even under compute-sanitizer, which slows kernels a hundredfold
     RunRequest request {
         &workload, &variant, dataset, params, options, runner.computeReference(workload, dataset, params), c.label};
     RunObserver none;
