@@ -6,36 +6,37 @@
 namespace ks::device {
 
 namespace {
-    struct Loaded {
-        CublasApi api;
-        std::string reason;
-    };
+struct Loaded {
+    CublasApi api;
+    std::string reason;
+};
 
-    const Loaded& load()
-    {
-        static const Loaded loaded = [] {
-            Loaded l;
-            static DynamicLibrary library { "libcublas.so.13", "/usr/local/cuda/lib64/libcublas.so.13",
-                "/usr/local/cuda/targets/x86_64-linux/lib/libcublas.so.13", "libcublas.so" };
-            if (!library.loaded()) {
-                l.reason = "cuBLAS 13 is not installed here (" + library.error() + ")";
-                return l;
-            }
-            const bool ok = library.bind(l.api.create, "cublasCreate_v2")
-                && library.bind(l.api.destroy, "cublasDestroy_v2")
-                && library.bind(l.api.setStream, "cublasSetStream_v2")
-                && library.bind(l.api.setMathMode, "cublasSetMathMode")
-                && library.bind(l.api.dgemm, "cublasDgemm_v2")
-                && library.bind(l.api.statusString, "cublasGetStatusString");
-            if (!ok)
-                l.reason = "the cuBLAS found here is unusable: " + library.error();
+const Loaded& load()
+{
+    static const Loaded loaded = [] {
+        Loaded l;
+        static DynamicLibrary library {"libcublas.so.13", "/usr/local/cuda/lib64/libcublas.so.13",
+            "/usr/local/cuda/targets/x86_64-linux/lib/libcublas.so.13", "libcublas.so"};
+        if (!library.loaded()) {
+            l.reason = "cuBLAS 13 is not installed here (" + library.error() + ")";
             return l;
-        }();
-        return loaded;
-    }
+        }
+        const bool ok = library.bind(l.api.create, "cublasCreate_v2") && library.bind(l.api.destroy, "cublasDestroy_v2")
+            && library.bind(l.api.setStream, "cublasSetStream_v2")
+            && library.bind(l.api.setMathMode, "cublasSetMathMode") && library.bind(l.api.dgemm, "cublasDgemm_v2")
+            && library.bind(l.api.dsyrk, "cublasDsyrk_v2") && library.bind(l.api.statusString, "cublasGetStatusString");
+        if (!ok)
+            l.reason = "the cuBLAS found here is unusable: " + library.error();
+        return l;
+    }();
+    return loaded;
+}
 } // namespace
 
-std::string cublasUnavailableReason() { return load().reason; }
+std::string cublasUnavailableReason()
+{
+    return load().reason;
+}
 
 const CublasApi& cublas()
 {

@@ -20,6 +20,9 @@ struct CublasApi {
     cublasStatus_t (*dgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const double*,
         const double*, int, const double*, int, const double*, double*, int)
         = nullptr;
+    cublasStatus_t (*dsyrk)(cublasHandle_t, cublasFillMode_t, cublasOperation_t, int, int, const double*, const double*,
+        int, const double*, double*, int)
+        = nullptr;
     const char* (*statusString)(cublasStatus_t) = nullptr;
 };
 

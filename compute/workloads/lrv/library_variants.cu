@@ -1,5 +1,6 @@
 // cuBLAS variants of lrv: the expansion lrv_ij = (s_i + s_j − 2·g_ij) / (N − 1) on centred logs, with the Gram
-// matrix g from cublasDgemm in row panels and a packing epilogue into propr's order; and a refined version that
+// matrix g in row panels — cublasDsyrk for each panel's diagonal block, cublasDgemm for the rectangle left of it, so
+// no product is computed twice — and a packing epilogue into propr's order; and a refined version that
 // recomputes directly every pair whose expansion cancels beyond what its error bound allows.
 #include "compute/device/cublas_loader.cuh"
 #include "compute/workloads/lrv/lrv_device.cuh"
@@ -11,8 +12,7 @@ namespace ks::lrv::gpu {
 
 namespace {
 struct GemmPolicy {
-    static constexpr std::uint64_t kPanelBytes = std::uint64_t(1) << 30; ///< Gram-panel workspace cap
-    static constexpr std::uint64_t kMinPanels = 8; ///< fewer wasted upper-triangle products per panel
+    static constexpr std::uint64_t kPanelBytes = std::uint64_t(2) << 30; ///< Gram-panel workspace cap
     static constexpr std::uint64_t kRowAlign = 64;
     static constexpr int kPackThreads = 256;
     static constexpr int kFixThreads = 256; ///< 8 warps, a warp per recomputed pair
@@ -79,10 +79,9 @@ __global__ void worklistOverflowKernel(const unsigned int* worklistCount, unsign
 std::uint64_t panelRows(std::uint64_t p)
 {
     const std::uint64_t byMemory = GemmPolicy::kPanelBytes / (sizeof(double) * std::max<std::uint64_t>(p, 1));
-    const std::uint64_t byWaste = (p + GemmPolicy::kMinPanels - 1) / GemmPolicy::kMinPanels;
-    std::uint64_t rows = std::min(byMemory, std::max<std::uint64_t>(byWaste, 256));
-    rows = std::max<std::uint64_t>(GemmPolicy::kRowAlign, rows / GemmPolicy::kRowAlign * GemmPolicy::kRowAlign);
-    return rows;
+    if (byMemory >= p)
+        return p; // one panel: a single DSYRK
+    return std::max<std::uint64_t>(GemmPolicy::kRowAlign, byMemory / GemmPolicy::kRowAlign * GemmPolicy::kRowAlign);
 }
 
 class CublasExpansionRun final : public LrvDeviceRun {
@@ -119,15 +118,20 @@ public:
         if (m_refine)
             m_flags.fillBytesAsync(0, stream());
         const auto& api = device::cublas();
-        for (std::uint64_t a = std::max<std::uint64_t>(rowBegin, 1); a < rowEnd; a += m_rows) {
+        for (std::uint64_t a = rowBegin; a < rowEnd; a += m_rows) {
             const std::uint64_t b = std::min(rowEnd, a + m_rows);
             const std::uint64_t cols = b; // every j < i < b
             const double one = 1.0, zero = 0.0;
             // Column-major view of the row-major N × p centred logs: M(i, k) = C[k][i], leading dimension p.
-            // X(j, r) = Σ_k M(j, k) · M(a + r, k) = g_{a + r, j}.
-            KS_CUBLAS_CHECK(api.dgemm(m_cublas.get(), CUBLAS_OP_N, CUBLAS_OP_T, static_cast<int>(cols),
-                static_cast<int>(b - a), static_cast<int>(m_n), &one, m_centred.data(), static_cast<int>(m_p),
-                m_centred.data() + a, static_cast<int>(m_p), &zero, m_gram.data(), static_cast<int>(cols)));
+            // X(j, r) = Σ_k M(j, k) · M(a + r, k) = g_{a + r, j}: the rectangle j < a by DGEMM, the diagonal
+            // block a ≤ j < a + r by DSYRK (its upper triangle in block coordinates).
+            if (a > 0)
+                KS_CUBLAS_CHECK(api.dgemm(m_cublas.get(), CUBLAS_OP_N, CUBLAS_OP_T, static_cast<int>(a),
+                    static_cast<int>(b - a), static_cast<int>(m_n), &one, m_centred.data(), static_cast<int>(m_p),
+                    m_centred.data() + a, static_cast<int>(m_p), &zero, m_gram.data(), static_cast<int>(cols)));
+            KS_CUBLAS_CHECK(api.dsyrk(m_cublas.get(), CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, static_cast<int>(b - a),
+                static_cast<int>(m_n), &one, m_centred.data() + a, static_cast<int>(m_p), &zero, m_gram.data() + a,
+                static_cast<int>(cols)));
             const dim3 grid(static_cast<unsigned>((b + GemmPolicy::kPackThreads - 1) / GemmPolicy::kPackThreads),
                 static_cast<unsigned>(b - a));
             packPanelKernel<<<grid, GemmPolicy::kPackThreads, 0, stream()>>>(m_gram.data(), m_sumSquares.data(), m_n, a,
