@@ -188,11 +188,12 @@ TEST_P(LrvStreaming, ChunkedOutputMatchesTheWholeOutput)
 }
 
 INSTANTIATE_TEST_SUITE_P(GpuVariants, LrvStreaming,
-    ::testing::Values("block_per_pair", "thread_per_pair", "logs_tiled", "cublas_gemm", "cublas_refined"));
+    ::testing::Values(
+        "block_per_pair", "thread_per_pair", "logs_tiled", "dmma_refined", "cublas_gemm", "cublas_refined"));
 
 TEST(LrvAccuracy, TheExpansionLosesDigitsOnNearlyProportionalPairsAndRefinementRestoresThem)
 {
-    for (const char* id : {"cublas_gemm", "cublas_refined", "logs_tiled"})
+    for (const char* id : {"cublas_gemm", "cublas_refined", "logs_tiled", "dmma_refined"})
         if (const auto reason = unavailableReason(*lrvWorkload().findVariant(id)); !reason.empty())
             GTEST_SKIP() << reason;
     const auto d = generated({{"samples", "80"}, {"features", "2000"}, {"planted", "20"}, {"noise", "1e-5"}});
@@ -201,6 +202,8 @@ TEST(LrvAccuracy, TheExpansionLosesDigitsOnNearlyProportionalPairsAndRefinementR
     const Delta gemm = lrvWorkload().compare(runVariant("cublas_gemm", d), ref, d, params);
     const Delta refined = lrvWorkload().compare(runVariant("cublas_refined", d), ref, d, params);
     const Delta tiled = lrvWorkload().compare(runVariant("logs_tiled", d), ref, d, params);
+    const Delta dmma = lrvWorkload().compare(runVariant("dmma_refined", d), ref, d, params);
+    EXPECT_LE(dmma.value, 1e-9);
     EXPECT_GT(gemm.details[1].second, 1e-9) << "the expansion was expected to lose digits";
     EXPECT_LE(refined.value, 1e-9);
     EXPECT_LE(tiled.value, 1e-9);

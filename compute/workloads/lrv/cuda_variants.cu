@@ -3,6 +3,7 @@
 #include "compute/workloads/lrv/lrv_device.cuh"
 
 #include <algorithm>
+#include <cfloat>
 #include <cstdio>
 
 namespace ks::lrv::gpu {
@@ -283,6 +284,182 @@ void launchTiledPairs(const double* centred, std::uint64_t n, std::uint64_t p, s
     KS_CUDA_CHECK_LAUNCH("tiledPairsKernel");
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// Refinement after an expansion: the pairs whose numerator cancelled are recomputed directly.
+
+namespace {
+struct RefinePolicy {
+    static constexpr int kThreads = 256; ///< 8 warps, a warp per recomputed pair
+    static constexpr int kBlocks = 1024;
+    static constexpr std::uint64_t kWorklistDivisor = 16;
+};
+
+/// A warp per listed pair: Σ_k (c_ik − c_jk)² from the feature-major centred logs (coalesced along k).
+__global__ void __launch_bounds__(RefinePolicy::kThreads) recomputeListedKernel(const double* __restrict__ transposed,
+    std::uint64_t n, const std::uint64_t* __restrict__ worklist, const unsigned int* worklistCount,
+    unsigned int capacity, std::uint64_t chunkBase, double* __restrict__ out)
+{
+    const unsigned listed = min(*worklistCount, capacity);
+    const unsigned lane = threadIdx.x & 31u;
+    const unsigned warpsPerGrid = gridDim.x * (blockDim.x / 32);
+    for (unsigned w = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; w < listed; w += warpsPerGrid) {
+        std::uint64_t i = 0, j = 0;
+        pairAt(worklist[w], i, j);
+        double squares = 0.0;
+        for (std::uint64_t k = lane; k < n; k += 32) {
+            const double d = transposed[i * n + k] - transposed[j * n + k];
+            squares = fma(d, d, squares);
+        }
+#pragma unroll
+        for (int offset = 16; offset > 0; offset >>= 1)
+            squares += __shfl_down_sync(0xffffffffu, squares, offset);
+        if (lane == 0)
+            out[worklist[w] - chunkBase] = squares / static_cast<double>(n - 1);
+    }
+}
+
+/// Sets *overflow when the worklist could not hold every pair that needed recomputing.
+__global__ void worklistOverflowKernel(const unsigned int* worklistCount, unsigned int capacity, unsigned int* overflow)
+{
+    *overflow = *worklistCount > capacity ? 1u : 0u;
+}
+} // namespace
+
+unsigned int worklistCapacity(std::uint64_t pairs)
+{
+    return static_cast<unsigned>(
+        std::min<std::uint64_t>(0x7fffffffULL, std::max<std::uint64_t>(1024, pairs / RefinePolicy::kWorklistDivisor)));
+}
+
+double cancellationThreshold(std::uint64_t n)
+{
+    return static_cast<double>(n) * DBL_EPSILON * 1e10;
+}
+
+void launchRefinement(const double* transposed, const double* centred, std::uint64_t n, std::uint64_t p,
+    std::uint64_t rowBegin, std::uint64_t rowEnd, const std::uint64_t* worklist, unsigned int* flags,
+    unsigned int capacity, double* out, cudaStream_t stream)
+{
+    recomputeListedKernel<<<RefinePolicy::kBlocks, RefinePolicy::kThreads, 0, stream>>>(
+        transposed, n, worklist, flags, capacity, rowStart(rowBegin), out);
+    KS_CUDA_CHECK_LAUNCH("recomputeListedKernel");
+    worklistOverflowKernel<<<1, 1, 0, stream>>>(flags, capacity, flags + 1);
+    KS_CUDA_CHECK_LAUNCH("worklistOverflowKernel");
+    launchTiledPairs(centred, n, p, rowBegin, rowEnd, out, flags + 1, stream);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The tensor-core expansion: 64×64 tiles of the Gram matrix g_ij = Σ_k c_ik c_jk from FP64 mma.sync (m8n8k4), four
+// warps of 32×32 each, and the lrv written straight from the accumulators — g never touches memory. Pairs whose
+// numerator cancels are listed for the refinement above.
+
+namespace {
+struct DmmaPolicy {
+    static constexpr int kTile = 64;
+    static constexpr int kWarps = 4; ///< 2 × 2 warps of 32 × 32
+    static constexpr int kThreads = 32 * kWarps;
+    static constexpr int kWarpTile = 32;
+    static constexpr int kMmaTiles = kWarpTile / 8; ///< 8×8 mma tiles per warp side
+    static constexpr int kDepth = 16; ///< samples per shared-memory stage: four k4 steps
+    static constexpr int kStride = kTile + 8; ///< padding: the four k rows of a fragment load hit other banks
+};
+
+/// d += a·b on the FP64 tensor cores: A 8×4 row-major (lane: row lane/4, column lane%4), B 4×8 column-major (lane: row
+/// lane%4, column lane/4), D 8×8 (lane: row lane/4, columns 2·(lane%4) + {0, 1}). Compute capability 8.0 and up.
+__device__ __forceinline__ void dmma(double& d0, double& d1, double a, double b)
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
+                 : "+d"(d0), "+d"(d1)
+                 : "d"(a), "d"(b));
+#else
+    __trap(); // prepare refuses devices without FP64 tensor cores
+#endif
+}
+
+/// Accumulates this warp's 32×32 block of g for tile (i0, j0).
+__device__ void gramTile(const double* __restrict__ centred, std::uint64_t n, std::uint64_t p, std::uint64_t i0,
+    std::uint64_t j0, double (&acc)[DmmaPolicy::kMmaTiles][DmmaPolicy::kMmaTiles][2])
+{
+    __shared__ double rowsI[DmmaPolicy::kDepth][DmmaPolicy::kStride];
+    __shared__ double rowsJ[DmmaPolicy::kDepth][DmmaPolicy::kStride];
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    const int wm = (warp >> 1) * DmmaPolicy::kWarpTile;
+    const int wn = (warp & 1) * DmmaPolicy::kWarpTile;
+    const int group = lane >> 2;
+    const int quad = lane & 3;
+    for (std::uint64_t k0 = 0; k0 < n; k0 += DmmaPolicy::kDepth) {
+        for (int e = threadIdx.x; e < DmmaPolicy::kDepth * DmmaPolicy::kTile; e += DmmaPolicy::kThreads) {
+            const int kk = e / DmmaPolicy::kTile;
+            const int t = e % DmmaPolicy::kTile;
+            const std::uint64_t k = k0 + kk;
+            rowsI[kk][t] = k < n && i0 + t < p ? centred[k * p + i0 + t] : 0.0;
+            rowsJ[kk][t] = k < n && j0 + t < p ? centred[k * p + j0 + t] : 0.0;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int kk = 0; kk < DmmaPolicy::kDepth; kk += 4) {
+            double a[DmmaPolicy::kMmaTiles], b[DmmaPolicy::kMmaTiles];
+#pragma unroll
+            for (int t = 0; t < DmmaPolicy::kMmaTiles; ++t) {
+                a[t] = rowsI[kk + quad][wm + 8 * t + group]; // A(m, k) = C[k][i0 + m]
+                b[t] = rowsJ[kk + quad][wn + 8 * t + group]; // B(k, n) = C[k][j0 + n]
+            }
+#pragma unroll
+            for (int u = 0; u < DmmaPolicy::kMmaTiles; ++u)
+#pragma unroll
+                for (int v = 0; v < DmmaPolicy::kMmaTiles; ++v)
+                    dmma(acc[u][v][0], acc[u][v][1], a[u], b[v]);
+        }
+        __syncthreads();
+    }
+}
+
+__global__ void __launch_bounds__(DmmaPolicy::kThreads) dmmaPairsKernel(const double* __restrict__ centred,
+    const double* __restrict__ sumSquares, std::uint64_t n, std::uint64_t p, std::uint64_t firstTile,
+    std::uint64_t rowBegin, std::uint64_t rowEnd, double* __restrict__ out, double tau, std::uint64_t* worklist,
+    unsigned int* worklistCount, unsigned int capacity)
+{
+    std::uint64_t r = 0, c = 0;
+    tileAt(firstTile + blockIdx.x, r, c);
+    const std::uint64_t i0 = r * DmmaPolicy::kTile;
+    const std::uint64_t j0 = c * DmmaPolicy::kTile;
+    double acc[DmmaPolicy::kMmaTiles][DmmaPolicy::kMmaTiles][2] = {};
+    gramTile(centred, n, p, i0, j0, acc);
+
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    const std::uint64_t wi = i0 + (warp >> 1) * DmmaPolicy::kWarpTile + (lane >> 2);
+    const std::uint64_t wj = j0 + (warp & 1) * DmmaPolicy::kWarpTile + 2 * (lane & 3);
+    const double scale = 1.0 / static_cast<double>(n - 1);
+    const std::uint64_t base = rowStart(rowBegin);
+#pragma unroll
+    for (int u = 0; u < DmmaPolicy::kMmaTiles; ++u) {
+        const std::uint64_t i = wi + 8 * u;
+        if (i >= p || i < rowBegin || i >= rowEnd)
+            continue;
+        const double si = sumSquares[i];
+#pragma unroll
+        for (int v = 0; v < DmmaPolicy::kMmaTiles; ++v)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const std::uint64_t j = wj + 8 * v + h;
+                if (j >= i)
+                    continue;
+                const double scaleOfTerms = si + sumSquares[j];
+                const double numerator = scaleOfTerms - 2.0 * acc[u][v][h];
+                out[pairIndex(i, j) - base] = numerator * scale;
+                if (numerator < tau * scaleOfTerms) {
+                    const unsigned slot = atomicAdd(worklistCount, 1u);
+                    if (slot < capacity)
+                        worklist[slot] = pairIndex(i, j);
+                }
+            }
+    }
+}
+} // namespace
+
 namespace {
 
 // -----------------------------------------------------------------------------------------------------------
@@ -444,6 +621,61 @@ private:
     device::DeviceBuffer<double> m_sumSquares;
 };
 
+// -----------------------------------------------------------------------------------------------------------
+// dmma_refined: centred logs, the tensor-core expansion written from registers, cancelling pairs recomputed.
+
+class DmmaRefinedRun final : public LrvDeviceRun {
+public:
+    DmmaRefinedRun(const data::ExpressionTable& table, const ParamSet& params)
+        : LrvDeviceRun(table, params, (2 * table.samples + 1) * table.features * sizeof(double), DmmaPolicy::kTile)
+        , m_centred(m_n * m_p)
+        , m_transposed(m_n * m_p)
+        , m_sumSquares(m_p)
+        , m_capacity(worklistCapacity(m_pairs))
+        , m_worklist(m_capacity)
+        , m_flags(2)
+        , m_tau(cancellationThreshold(m_n))
+    {
+        int device = 0, major = 0;
+        KS_CUDA_CHECK(cudaGetDevice(&device));
+        KS_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+        if (major < 8)
+            throw SkipRun("needs FP64 tensor cores (compute capability 8.0 or newer)");
+    }
+    void beforeChunks() override
+    {
+        launchCentredLogs(m_y.data(), m_n, m_p, m_centred.data(), m_sumSquares.data(), m_transposed.data(), stream());
+    }
+    void computeChunk(std::uint64_t rowBegin, std::uint64_t rowEnd, double* out) override
+    {
+        const std::uint64_t tile = DmmaPolicy::kTile;
+        const std::uint64_t firstRowTile = rowBegin / tile;
+        const std::uint64_t endRowTile = (rowEnd + tile - 1) / tile;
+        const std::uint64_t firstTile = firstRowTile * (firstRowTile + 1) / 2;
+        const std::uint64_t tiles = endRowTile * (endRowTile + 1) / 2 - firstTile;
+        if (tiles == 0)
+            return;
+        if (tiles > 0x7fffffffULL)
+            throw ComputeError("lrv: too many tiles in one chunk; lower device_output_mb");
+        m_flags.fillBytesAsync(0, stream());
+        dmmaPairsKernel<<<static_cast<unsigned>(tiles), DmmaPolicy::kThreads, 0, stream()>>>(m_centred.data(),
+            m_sumSquares.data(), m_n, m_p, firstTile, rowBegin, rowEnd, out, m_tau, m_worklist.data(), m_flags.data(),
+            m_capacity);
+        KS_CUDA_CHECK_LAUNCH("dmmaPairsKernel");
+        launchRefinement(m_transposed.data(), m_centred.data(), m_n, m_p, rowBegin, rowEnd, m_worklist.data(),
+            m_flags.data(), m_capacity, out, stream());
+    }
+
+private:
+    device::DeviceBuffer<double> m_centred;
+    device::DeviceBuffer<double> m_transposed;
+    device::DeviceBuffer<double> m_sumSquares;
+    unsigned int m_capacity;
+    device::DeviceBuffer<std::uint64_t> m_worklist;
+    device::DeviceBuffer<unsigned int> m_flags;
+    double m_tau;
+};
+
 } // namespace
 } // namespace ks::lrv::gpu
 
@@ -457,6 +689,11 @@ std::unique_ptr<PreparedRun> prepareBlockPerPair(const data::Dataset& d, const P
 std::unique_ptr<PreparedRun> prepareThreadPerPair(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
     return gpu::makeRun<gpu::ThreadPerPairRun>(d, p);
+}
+
+std::unique_ptr<PreparedRun> prepareDmmaRefined(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    return gpu::makeRun<gpu::DmmaRefinedRun>(d, p);
 }
 
 std::unique_ptr<PreparedRun> prepareLogsTiled(const data::Dataset& d, const ParamSet& p, const RunContext&)

@@ -6,7 +6,6 @@
 #include "compute/workloads/lrv/lrv_device.cuh"
 
 #include <algorithm>
-#include <cfloat>
 
 namespace ks::lrv::gpu {
 
@@ -15,8 +14,6 @@ struct GemmPolicy {
     static constexpr std::uint64_t kPanelBytes = std::uint64_t(2) << 30; ///< Gram-panel workspace cap
     static constexpr std::uint64_t kRowAlign = 64;
     static constexpr int kPackThreads = 256;
-    static constexpr int kFixThreads = 256; ///< 8 warps, a warp per recomputed pair
-    static constexpr std::uint64_t kWorklistDivisor = 16; ///< room to recompute 1/16 of a chunk's pairs
 };
 
 /// Packs rows [a, b) of the Gram panel X (X[j + (i − a)·cols] = g_ij) into lrv values, a block row per
@@ -46,36 +43,6 @@ __global__ void __launch_bounds__(GemmPolicy::kPackThreads)
     }
 }
 
-/// A warp per listed pair: Σ_k (c_ik − c_jk)² from the feature-major centred logs (coalesced along k).
-__global__ void __launch_bounds__(GemmPolicy::kFixThreads) recomputeListedKernel(const double* __restrict__ transposed,
-    std::uint64_t n, const std::uint64_t* __restrict__ worklist, const unsigned int* worklistCount,
-    unsigned int capacity, std::uint64_t chunkBase, double* __restrict__ out)
-{
-    const unsigned listed = min(*worklistCount, capacity);
-    const unsigned lane = threadIdx.x & 31u;
-    const unsigned warpsPerGrid = gridDim.x * (blockDim.x / 32);
-    for (unsigned w = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; w < listed; w += warpsPerGrid) {
-        std::uint64_t i = 0, j = 0;
-        pairAt(worklist[w], i, j);
-        double squares = 0.0;
-        for (std::uint64_t k = lane; k < n; k += 32) {
-            const double d = transposed[i * n + k] - transposed[j * n + k];
-            squares = fma(d, d, squares);
-        }
-#pragma unroll
-        for (int offset = 16; offset > 0; offset >>= 1)
-            squares += __shfl_down_sync(0xffffffffu, squares, offset);
-        if (lane == 0)
-            out[worklist[w] - chunkBase] = squares / static_cast<double>(n - 1);
-    }
-}
-
-/// Sets *overflow when the worklist could not hold every pair that needed recomputing.
-__global__ void worklistOverflowKernel(const unsigned int* worklistCount, unsigned int capacity, unsigned int* overflow)
-{
-    *overflow = *worklistCount > capacity ? 1u : 0u;
-}
-
 std::uint64_t panelRows(std::uint64_t p)
 {
     const std::uint64_t byMemory = GemmPolicy::kPanelBytes / (sizeof(double) * std::max<std::uint64_t>(p, 1));
@@ -97,12 +64,11 @@ public:
     {
         if (refine) {
             m_transposed = device::DeviceBuffer<double>(m_n * m_p);
-            m_capacity = static_cast<unsigned>(std::min<std::uint64_t>(
-                0x7fffffffULL, std::max<std::uint64_t>(1024, m_pairs / GemmPolicy::kWorklistDivisor)));
+            m_capacity = worklistCapacity(m_pairs);
             m_worklist = device::DeviceBuffer<std::uint64_t>(m_capacity);
             m_flags = device::DeviceBuffer<unsigned int>(2); // [0] listed count, [1] overflow
             // Where the expansion's worst-case error, about N·eps·(s_i + s_j), could exceed 1e-10 of the value.
-            m_tau = static_cast<double>(m_n) * DBL_EPSILON * 1e10;
+            m_tau = cancellationThreshold(m_n);
         }
     }
 
@@ -141,14 +107,8 @@ public:
         }
         if (!m_refine)
             return;
-        recomputeListedKernel<<<1024, GemmPolicy::kFixThreads, 0, stream()>>>(
-            m_transposed.data(), m_n, m_worklist.data(), m_flags.data(), m_capacity, chunkBase, out);
-        KS_CUDA_CHECK_LAUNCH("recomputeListedKernel");
-        // More cancelling pairs than the list holds: the whole chunk is recomputed directly (decided on the
-        // device, so the stream never waits on the host).
-        worklistOverflowKernel<<<1, 1, 0, stream()>>>(m_flags.data(), m_capacity, m_flags.data() + 1);
-        KS_CUDA_CHECK_LAUNCH("worklistOverflowKernel");
-        launchTiledPairs(m_centred.data(), m_n, m_p, rowBegin, rowEnd, out, m_flags.data() + 1, stream());
+        launchRefinement(m_transposed.data(), m_centred.data(), m_n, m_p, rowBegin, rowEnd, m_worklist.data(),
+            m_flags.data(), m_capacity, out, stream());
     }
 
 private:

@@ -66,6 +66,7 @@ std::unique_ptr<PreparedRun> prepareCpuOpenMp(const data::Dataset&, const ParamS
 std::unique_ptr<PreparedRun> prepareBlockPerPair(const data::Dataset&, const ParamSet&, const RunContext&);
 std::unique_ptr<PreparedRun> prepareThreadPerPair(const data::Dataset&, const ParamSet&, const RunContext&);
 std::unique_ptr<PreparedRun> prepareLogsTiled(const data::Dataset&, const ParamSet&, const RunContext&);
+std::unique_ptr<PreparedRun> prepareDmmaRefined(const data::Dataset&, const ParamSet&, const RunContext&);
 std::unique_ptr<PreparedRun> prepareCublasGemm(const data::Dataset&, const ParamSet&, const RunContext&);
 std::unique_ptr<PreparedRun> prepareCublasRefined(const data::Dataset&, const ParamSet&, const RunContext&);
 

@@ -33,6 +33,20 @@ void launchCentredLogs(const double* y, std::uint64_t n, std::uint64_t p, double
 void launchTiledPairs(const double* centred, std::uint64_t n, std::uint64_t p, std::uint64_t rowBegin,
     std::uint64_t rowEnd, double* out, const unsigned int* onlyIf, cudaStream_t stream);
 
+/// Room in a chunk's worklist of pairs to recompute: a sixteenth of the pairs, at least 1024.
+unsigned int worklistCapacity(std::uint64_t pairs);
+
+/// The expansion lrv = (s_i + s_j − 2·g_ij)/(N − 1) rounds with an error of about N·eps·(s_i + s_j); a pair whose
+/// numerator is under tau·(s_i + s_j) may have lost more than 1e-10 of its value and is recomputed directly.
+double cancellationThreshold(std::uint64_t n);
+
+/// After an expansion wrote rows [rowBegin, rowEnd): recomputes every listed pair directly from the feature-major
+/// centred logs, and — when more pairs were flagged than the list holds (flags[0] > capacity) — the whole chunk
+/// with the tiled kernel; flags[1] receives that overflow decision, taken on the device so the stream never waits.
+void launchRefinement(const double* transposed, const double* centred, std::uint64_t n, std::uint64_t p,
+    std::uint64_t rowBegin, std::uint64_t rowEnd, const std::uint64_t* worklist, unsigned int* flags,
+    unsigned int capacity, double* out, cudaStream_t stream);
+
 /// Base of every lrv GPU variant: Y uploaded once, the output plan, and run() = beforeChunks() then every chunk,
 /// streamed through two device buffers and a copy stream when the plan has several.
 class LrvDeviceRun : public device::CudaPreparedRun {

@@ -81,6 +81,10 @@ public:
                 "logs once and centred per feature; 64×64 triangle tiles, 4×4 pairs per thread in registers, "
                 "Σ(c_i − c_j)² accurate for nearly proportional pairs",
                 Backend::Cuda, KS_GPU_PREPARE(prepareLogsTiled)),
+            gpuVariant("dmma_refined", "Tensor-core expansion, refined",
+                "centred logs; s_i + s_j − 2·c_i·c_j with the Gram tile from FP64 tensor cores (mma.sync "
+                "m8n8k4) and the lrv written from registers; cancelling pairs recomputed directly",
+                Backend::Cuda, KS_GPU_PREPARE(prepareDmmaRefined)),
             gemm,
             refined,
         };

@@ -5,9 +5,9 @@
 set -uo pipefail
 "$CLI" run --workload lrv --variant all --generate samples=80,features=10000,planted=20,noise=1e-4 \
     --time-limit 3 --max-reps 100 --csv "$OUT/lrv_80x10000.csv" --quiet
-"$CLI" run --workload lrv --variant cpu_openmp,block_per_pair,thread_per_pair,logs_tiled,cublas_gemm,cublas_refined \
+"$CLI" run --workload lrv --variant cpu_openmp,block_per_pair,thread_per_pair,logs_tiled,dmma_refined,cublas_gemm,cublas_refined \
     --generate samples=200,features=30000,planted=20,noise=1e-4 --time-limit 3 --max-reps 30 \
     --csv "$OUT/lrv_200x30000.csv" --quiet
-"$CLI" run --workload lrv --variant thread_per_pair,logs_tiled,cublas_gemm,cublas_refined \
+"$CLI" run --workload lrv --variant thread_per_pair,logs_tiled,dmma_refined,cublas_gemm,cublas_refined \
     --generate samples=1000,features=50000,planted=20,noise=1e-4 --param device_output_mb=2048 \
     --time-limit 5 --max-reps 5 --csv "$OUT/lrv_1000x50000.csv" --quiet
