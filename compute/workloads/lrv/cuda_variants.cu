@@ -360,8 +360,15 @@ struct DmmaPolicy {
     static constexpr int kThreads = 32 * kWarps;
     static constexpr int kWarpTile = 32;
     static constexpr int kMmaTiles = kWarpTile / 8; ///< 8×8 mma tiles per warp side
-    static constexpr int kDepth = 16; ///< samples per shared-memory stage: four k4 steps
+    static constexpr int kDepth = 32; ///< samples per shared-memory stage: eight k4 steps
     static constexpr int kStride = kTile + 8; ///< padding: the four k rows of a fragment load hit other banks
+    static constexpr int kOutStride = kTile + 1; ///< the output tile staged for row-wise, coalesced stores
+};
+
+/// The block's shared memory: the sample stages while g accumulates, then the finished 64×64 tile of lrv values.
+union DmmaShared {
+    double stages[2][DmmaPolicy::kDepth][DmmaPolicy::kStride];
+    double tile[DmmaPolicy::kTile][DmmaPolicy::kOutStride];
 };
 
 /// d += a·b on the FP64 tensor cores: A 8×4 row-major (lane: row lane/4, column lane%4), B 4×8 column-major (lane: row
@@ -379,10 +386,10 @@ __device__ __forceinline__ void dmma(double& d0, double& d1, double a, double b)
 
 /// Accumulates this warp's 32×32 block of g for tile (i0, j0).
 __device__ void gramTile(const double* __restrict__ centred, std::uint64_t n, std::uint64_t p, std::uint64_t i0,
-    std::uint64_t j0, double (&acc)[DmmaPolicy::kMmaTiles][DmmaPolicy::kMmaTiles][2])
+    std::uint64_t j0, double (&acc)[DmmaPolicy::kMmaTiles][DmmaPolicy::kMmaTiles][2], DmmaShared& shared)
 {
-    __shared__ double rowsI[DmmaPolicy::kDepth][DmmaPolicy::kStride];
-    __shared__ double rowsJ[DmmaPolicy::kDepth][DmmaPolicy::kStride];
+    auto& rowsI = shared.stages[0];
+    auto& rowsJ = shared.stages[1];
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     const int wm = (warp >> 1) * DmmaPolicy::kWarpTile;
@@ -425,37 +432,46 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads) dmmaPairsKernel(const do
     tileAt(firstTile + blockIdx.x, r, c);
     const std::uint64_t i0 = r * DmmaPolicy::kTile;
     const std::uint64_t j0 = c * DmmaPolicy::kTile;
+    __shared__ DmmaShared shared;
     double acc[DmmaPolicy::kMmaTiles][DmmaPolicy::kMmaTiles][2] = {};
-    gramTile(centred, n, p, i0, j0, acc);
+    gramTile(centred, n, p, i0, j0, acc, shared);
 
+    // lrv from the accumulators into the shared tile (flagging cancelling pairs on the way) ...
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    const std::uint64_t wi = i0 + (warp >> 1) * DmmaPolicy::kWarpTile + (lane >> 2);
-    const std::uint64_t wj = j0 + (warp & 1) * DmmaPolicy::kWarpTile + 2 * (lane & 3);
+    const int li = (warp >> 1) * DmmaPolicy::kWarpTile + (lane >> 2);
+    const int lj = (warp & 1) * DmmaPolicy::kWarpTile + 2 * (lane & 3);
     const double scale = 1.0 / static_cast<double>(n - 1);
-    const std::uint64_t base = rowStart(rowBegin);
 #pragma unroll
     for (int u = 0; u < DmmaPolicy::kMmaTiles; ++u) {
-        const std::uint64_t i = wi + 8 * u;
-        if (i >= p || i < rowBegin || i >= rowEnd)
-            continue;
-        const double si = sumSquares[i];
+        const std::uint64_t i = i0 + li + 8 * u;
+        const double si = i < p ? sumSquares[i] : 0.0;
 #pragma unroll
         for (int v = 0; v < DmmaPolicy::kMmaTiles; ++v)
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-                const std::uint64_t j = wj + 8 * v + h;
-                if (j >= i)
-                    continue;
-                const double scaleOfTerms = si + sumSquares[j];
+                const std::uint64_t j = j0 + lj + 8 * v + h;
+                const double sj = j < p ? sumSquares[j] : 0.0;
+                const double scaleOfTerms = si + sj;
                 const double numerator = scaleOfTerms - 2.0 * acc[u][v][h];
-                out[pairIndex(i, j) - base] = numerator * scale;
-                if (numerator < tau * scaleOfTerms) {
+                shared.tile[li + 8 * u][lj + 8 * v + h] = numerator * scale;
+                if (j < i && i < p && i >= rowBegin && i < rowEnd && numerator < tau * scaleOfTerms) {
                     const unsigned slot = atomicAdd(worklistCount, 1u);
                     if (slot < capacity)
                         worklist[slot] = pairIndex(i, j);
                 }
             }
+    }
+    __syncthreads();
+    // ... then stored row by row: consecutive threads, consecutive j, whole 512-byte rows.
+    const std::uint64_t base = rowStart(rowBegin);
+    for (int e = threadIdx.x; e < DmmaPolicy::kTile * DmmaPolicy::kTile; e += DmmaPolicy::kThreads) {
+        const int r = e / DmmaPolicy::kTile;
+        const int col = e % DmmaPolicy::kTile;
+        const std::uint64_t i = i0 + r;
+        const std::uint64_t j = j0 + col;
+        if (j < i && i < p && i >= rowBegin && i < rowEnd)
+            out[pairIndex(i, j) - base] = shared.tile[r][col];
     }
 }
 } // namespace
