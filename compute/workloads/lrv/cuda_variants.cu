@@ -360,7 +360,7 @@ struct DmmaPolicy {
     static constexpr int kThreads = 32 * kWarps;
     static constexpr int kWarpTile = 32;
     static constexpr int kMmaTiles = kWarpTile / 8; ///< 8×8 mma tiles per warp side
-    static constexpr int kDepth = 32; ///< samples per shared-memory stage: eight k4 steps
+    static constexpr int kDepth = 16; ///< samples per shared-memory stage: four k4 steps (no zero padding at N = 80)
     static constexpr int kStride = kTile + 8; ///< padding: the four k rows of a fragment load hit other banks
     static constexpr int kOutStride = kTile + 1; ///< the output tile staged for row-wise, coalesced stores
 };
