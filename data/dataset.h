@@ -55,4 +55,7 @@ private:
     std::type_index m_type {typeid(void)};
 };
 
+/// "[lo, hi]" of a set of values with six significant digits, "empty" for none: the ranges shown in DatasetMeta.
+std::string formatRange(const std::vector<double>& values);
+
 } // namespace ks::data

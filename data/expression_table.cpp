@@ -78,16 +78,6 @@ std::string formatNumber(double value)
     return buffer;
 }
 
-std::string formatRange(const std::vector<double>& v)
-{
-    if (v.empty())
-        return "empty";
-    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-    char buffer[96];
-    std::snprintf(buffer, sizeof buffer, "[%.6g, %.6g]", *lo, *hi);
-    return buffer;
-}
-
 /// "A, B, C, D, E and 3 more"
 std::string listNames(const std::vector<std::string>& names)
 {

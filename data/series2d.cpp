@@ -36,15 +36,6 @@ void checkFinite(double value, const std::string& file, const std::string& place
                 + " (non-finite values are rejected; allow them with --allow-nonfinite)");
 }
 
-std::string formatRange(const std::vector<double>& v)
-{
-    if (v.empty())
-        return "empty";
-    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-    char buffer[96];
-    std::snprintf(buffer, sizeof buffer, "[%.6g, %.6g]", *lo, *hi);
-    return buffer;
-}
 } // namespace
 
 Series2D readSeriesText(const std::string& path, const ReadOptions& options)

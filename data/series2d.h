@@ -18,7 +18,6 @@ struct Series2D {
     std::string storedType = "float64"; ///< value type in the file it came from
 };
 
-
 /// Reads CSV/TSV/whitespace text with two numeric columns (optional header row, '#' comments, CRLF, .gz).
 Series2D readSeriesText(const std::string& path, const ReadOptions& options = {});
 /// Reads 1-D float32/float64 datasets `x` and `y` of equal length from a group of an HDF5 file.

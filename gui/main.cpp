@@ -1,5 +1,6 @@
 // kernelscope: the desktop profiler. Starts on the built-in generator of the first workload; --demo also runs a
 // short sweep of every variant that can run here.
+#include "compute/core/registry.h"
 #include "compute/core/version.h"
 #include "gui/charts/chart_view.h"
 #include "gui/main_window.h"
@@ -47,7 +48,9 @@ int main(int argc, char** argv)
 
     if (parser.isSet(demo) || parser.isSet(screenshot)) {
         auto settings = window.runSettingsPanel()->settings();
-        settings.sizes = QStringLiteral("2^14..2^22");
+        const QString id = parser.isSet(workload) ? parser.value(workload) : QStringLiteral("linreg");
+        if (const auto* w = ks::defaultRegistry().find(id.toStdString()))
+            settings.sizes = QString::fromStdString(w->demoSizes());
         settings.timeLimitS = 0.5;
         settings.maxRepetitions = 60;
         window.runSettingsPanel()->setSettings(settings);

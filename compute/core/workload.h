@@ -34,6 +34,8 @@ public:
     virtual std::vector<Axis> generatorParameters() const = 0;
     /// The generator parameter a size sweep varies.
     virtual std::string sizeParameter() const = 0;
+    /// Sizes a quick demonstration sweeps (the desktop app's --demo): a few seconds of work on a laptop.
+    virtual std::string demoSizes() const { return {}; }
     virtual data::Dataset generate(const ParamSet& generator) const = 0;
     virtual data::Dataset load(const std::string& path, const data::ReadOptions& options) const = 0;
     /// The first `size` elements of a loaded dataset for size sweeps over a file; nullopt when not meaningful.

@@ -105,6 +105,7 @@ public:
     }
 
     std::string sizeParameter() const override { return "n"; }
+    std::string demoSizes() const override { return "2^14..2^22"; }
 
     data::Dataset generate(const ParamSet& g) const override
     {

@@ -8,13 +8,9 @@
 namespace ks::lrv {
 
 namespace {
-class CpuOpenMpRun final : public CpuPreparedRun {
+class CpuOpenMpRun final : public HalfMatrixCpuRun {
 public:
-    CpuOpenMpRun(const data::ExpressionTable& table, const RunContext& context)
-        : CpuPreparedRun(context)
-        , m_table(table)
-    {
-    }
+    using HalfMatrixCpuRun::HalfMatrixCpuRun;
     void run() override
     {
         const std::size_t n = m_table.samples;
@@ -51,14 +47,6 @@ public:
             }
         }
     }
-    Result fetch() override
-    {
-        return makeResult(m_values, m_table);
-    }
-
-private:
-    const data::ExpressionTable& m_table;
-    std::vector<double> m_values;
 };
 } // namespace
 

@@ -198,6 +198,21 @@ __device__ void tileAt(std::uint64_t t, std::uint64_t& r, std::uint64_t& c)
     c = t - r * (r + 1) / 2;
 }
 
+/// Loads samples [k0, k0 + Depth) of the centred logs of features [i0, i0 + Tile) and [j0, j0 + Tile) into shared
+/// memory. Past the last sample or feature both sides get zero, and (0 − 0)² or 0·0 adds nothing.
+template <int Depth, int Tile, int Stride, int Threads>
+__device__ void loadCentredStage(const double* __restrict__ centred, std::uint64_t n, std::uint64_t p, std::uint64_t i0,
+    std::uint64_t j0, std::uint64_t k0, double (&rowsI)[Depth][Stride], double (&rowsJ)[Depth][Stride])
+{
+    for (int e = threadIdx.x; e < Depth * Tile; e += Threads) {
+        const int kk = e / Tile;
+        const int t = e % Tile;
+        const std::uint64_t k = k0 + kk;
+        rowsI[kk][t] = k < n && i0 + t < p ? centred[k * p + i0 + t] : 0.0;
+        rowsJ[kk][t] = k < n && j0 + t < p ? centred[k * p + j0 + t] : 0.0;
+    }
+}
+
 /// Accumulates Σ_k (C[k][i] − C[k][j])² for this thread's 4×4 pairs of tile (row tile r, column tile c).
 __device__ void accumulateTile(const double* __restrict__ centred, std::uint64_t n, std::uint64_t p, std::uint64_t i0,
     std::uint64_t j0, double (&acc)[TilePolicy::kMicro][TilePolicy::kMicro])
@@ -207,14 +222,8 @@ __device__ void accumulateTile(const double* __restrict__ centred, std::uint64_t
     const int tx = threadIdx.x % TilePolicy::kThreadsX;
     const int ty = threadIdx.x / TilePolicy::kThreadsX;
     for (std::uint64_t k0 = 0; k0 < n; k0 += TilePolicy::kDepth) {
-        for (int e = threadIdx.x; e < TilePolicy::kDepth * TilePolicy::kTile; e += TilePolicy::kThreads) {
-            const int kk = e / TilePolicy::kTile;
-            const int t = e % TilePolicy::kTile;
-            const std::uint64_t k = k0 + kk;
-            // Past the last sample both sides load zero, and (0 − 0)² adds nothing.
-            rowsI[kk][t] = k < n && i0 + t < p ? centred[k * p + i0 + t] : 0.0;
-            rowsJ[kk][t] = k < n && j0 + t < p ? centred[k * p + j0 + t] : 0.0;
-        }
+        loadCentredStage<TilePolicy::kDepth, TilePolicy::kTile, TilePolicy::kTile, TilePolicy::kThreads>(
+            centred, n, p, i0, j0, k0, rowsI, rowsJ);
         __syncthreads();
 #pragma unroll
         for (int kk = 0; kk < TilePolicy::kDepth; ++kk) {
@@ -397,13 +406,8 @@ __device__ void gramTile(const double* __restrict__ centred, std::uint64_t n, st
     const int group = lane >> 2;
     const int quad = lane & 3;
     for (std::uint64_t k0 = 0; k0 < n; k0 += DmmaPolicy::kDepth) {
-        for (int e = threadIdx.x; e < DmmaPolicy::kDepth * DmmaPolicy::kTile; e += DmmaPolicy::kThreads) {
-            const int kk = e / DmmaPolicy::kTile;
-            const int t = e % DmmaPolicy::kTile;
-            const std::uint64_t k = k0 + kk;
-            rowsI[kk][t] = k < n && i0 + t < p ? centred[k * p + i0 + t] : 0.0;
-            rowsJ[kk][t] = k < n && j0 + t < p ? centred[k * p + j0 + t] : 0.0;
-        }
+        loadCentredStage<DmmaPolicy::kDepth, DmmaPolicy::kTile, DmmaPolicy::kStride, DmmaPolicy::kThreads>(
+            centred, n, p, i0, j0, k0, rowsI, rowsJ);
         __syncthreads();
 #pragma unroll
         for (int kk = 0; kk < DmmaPolicy::kDepth; kk += 4) {

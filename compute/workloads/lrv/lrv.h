@@ -3,6 +3,7 @@
 // The lrv workload (seed 003): propr's log-ratio variance of every feature pair of an N × p expression matrix,
 // var(log(Y[:, i] / Y[:, j])) with divisor N − 1, for i > j, as a half matrix in propr's order.
 
+#include "compute/core/cpu_run.h"
 #include "compute/core/host_device.h"
 #include "compute/core/variant.h"
 #include "compute/core/workload.h"
@@ -50,6 +51,21 @@ KS_HOST_DEVICE inline std::uint64_t rowStart(std::uint64_t i)
 
 /// An lrv Result: quantity "lrv", the half matrix as values, the feature names.
 Result makeResult(std::vector<double> values, const data::ExpressionTable& table);
+
+/// Base of the CPU variants: the table, the half matrix being filled, and fetch().
+class HalfMatrixCpuRun : public CpuPreparedRun {
+public:
+    HalfMatrixCpuRun(const data::ExpressionTable& table, const RunContext& context)
+        : CpuPreparedRun(context)
+        , m_table(table)
+    {
+    }
+    Result fetch() override { return makeResult(m_values, m_table); }
+
+protected:
+    const data::ExpressionTable& m_table;
+    std::vector<double> m_values;
+};
 
 /// Natural logarithms of the table, feature-major (p × N), in long double: what the reference works from.
 std::vector<long double> referenceLogs(const data::ExpressionTable& table);

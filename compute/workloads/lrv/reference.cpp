@@ -36,13 +36,9 @@ double referencePair(const std::vector<long double>& logs, std::size_t samples, 
 }
 
 namespace {
-class ReferenceRun final : public CpuPreparedRun {
+class ReferenceRun final : public HalfMatrixCpuRun {
 public:
-    ReferenceRun(const data::ExpressionTable& table, const RunContext& context)
-        : CpuPreparedRun(context)
-        , m_table(table)
-    {
-    }
+    using HalfMatrixCpuRun::HalfMatrixCpuRun;
     void run() override
     {
         const auto logs = referenceLogs(m_table);
@@ -56,14 +52,6 @@ public:
                 m_values[pairIndex(i, j)] = referencePair(logs, m_table.samples, i, j);
         }
     }
-    Result fetch() override
-    {
-        return makeResult(m_values, m_table);
-    }
-
-private:
-    const data::ExpressionTable& m_table;
-    std::vector<double> m_values;
 };
 } // namespace
 

@@ -148,6 +148,10 @@ public:
     {
         return "features";
     }
+    std::string demoSizes() const override
+    {
+        return "128..1024";
+    }
 
     data::Dataset generate(const ParamSet& g) const override
     {
