@@ -276,19 +276,33 @@ __global__ void __launch_bounds__(TilePolicy::kThreads)
 }
 } // namespace
 
+/// The triangle tiles covering rows [rowBegin, rowEnd): the first tile's number and how many (one block each).
+struct TileRange {
+    std::uint64_t first = 0;
+    unsigned count = 0;
+};
+
+TileRange tilesForRows(std::uint64_t rowBegin, std::uint64_t rowEnd, std::uint64_t tile)
+{
+    const std::uint64_t firstRowTile = rowBegin / tile;
+    const std::uint64_t endRowTile = (rowEnd + tile - 1) / tile;
+    const std::uint64_t first = firstRowTile * (firstRowTile + 1) / 2;
+    const std::uint64_t count = endRowTile * (endRowTile + 1) / 2 - first;
+    if (count > 0x7fffffffULL)
+        throw ComputeError("lrv: too many tiles in one chunk; lower device_output_mb");
+    return TileRange {first, static_cast<unsigned>(count)};
+}
+
 void launchTiledPairs(const double* centred, std::uint64_t n, std::uint64_t p, std::uint64_t rowBegin,
     std::uint64_t rowEnd, double* out, const unsigned int* onlyIf, cudaStream_t stream)
 {
-    const std::uint64_t tile = TilePolicy::kTile;
-    const std::uint64_t firstRowTile = rowBegin / tile;
-    const std::uint64_t endRowTile = (rowEnd + tile - 1) / tile;
-    const std::uint64_t firstTile = firstRowTile * (firstRowTile + 1) / 2;
-    const std::uint64_t tiles = endRowTile * (endRowTile + 1) / 2 - firstTile;
-    if (tiles == 0)
+    const TileRange tiles = tilesForRows(rowBegin, rowEnd, TilePolicy::kTile);
+    // Plain copies: GCC warns about a launch argument taken from a struct member.
+    const std::uint64_t firstTile = tiles.first;
+    const unsigned blocks = tiles.count;
+    if (blocks == 0)
         return;
-    if (tiles > 0x7fffffffULL)
-        throw ComputeError("lrv: too many tiles in one chunk; lower device_output_mb");
-    tiledPairsKernel<<<static_cast<unsigned>(tiles), TilePolicy::kThreads, 0, stream>>>(
+    tiledPairsKernel<<<blocks, TilePolicy::kThreads, 0, stream>>>(
         centred, n, p, firstTile, rowBegin, rowEnd, out, onlyIf);
     KS_CUDA_CHECK_LAUNCH("tiledPairsKernel");
 }
@@ -668,19 +682,15 @@ public:
     }
     void computeChunk(std::uint64_t rowBegin, std::uint64_t rowEnd, double* out) override
     {
-        const std::uint64_t tile = DmmaPolicy::kTile;
-        const std::uint64_t firstRowTile = rowBegin / tile;
-        const std::uint64_t endRowTile = (rowEnd + tile - 1) / tile;
-        const std::uint64_t firstTile = firstRowTile * (firstRowTile + 1) / 2;
-        const std::uint64_t tiles = endRowTile * (endRowTile + 1) / 2 - firstTile;
-        if (tiles == 0)
+        const TileRange tiles = tilesForRows(rowBegin, rowEnd, DmmaPolicy::kTile);
+        // Plain copies: GCC warns about a launch argument taken from a struct member.
+        const std::uint64_t firstTile = tiles.first;
+        const unsigned blocks = tiles.count;
+        if (blocks == 0)
             return;
-        if (tiles > 0x7fffffffULL)
-            throw ComputeError("lrv: too many tiles in one chunk; lower device_output_mb");
         m_flags.fillBytesAsync(0, stream());
-        dmmaPairsKernel<<<static_cast<unsigned>(tiles), DmmaPolicy::kThreads, 0, stream()>>>(m_centred.data(),
-            m_sumSquares.data(), m_n, m_p, firstTile, rowBegin, rowEnd, out, m_tau, m_worklist.data(), m_flags.data(),
-            m_capacity);
+        dmmaPairsKernel<<<blocks, DmmaPolicy::kThreads, 0, stream()>>>(m_centred.data(), m_sumSquares.data(), m_n, m_p,
+            firstTile, rowBegin, rowEnd, out, m_tau, m_worklist.data(), m_flags.data(), m_capacity);
         KS_CUDA_CHECK_LAUNCH("dmmaPairsKernel");
         launchRefinement(m_transposed.data(), m_centred.data(), m_n, m_p, rowBegin, rowEnd, m_worklist.data(),
             m_flags.data(), m_capacity, out, stream());
