@@ -124,7 +124,8 @@ Axis Axis::real(std::string name, std::string description, double def, double mi
 
 Axis Axis::choice(std::string name, std::string description, std::string def, std::vector<std::string> choices)
 {
-    return Axis {std::move(name), std::move(description), AxisKind::Enum, std::move(def), 0.0, 0.0, std::move(choices), false};
+    return Axis {
+        std::move(name), std::move(description), AxisKind::Enum, std::move(def), 0.0, 0.0, std::move(choices), false};
 }
 
 ParamSet ParamSet::parse(const std::vector<Axis>& axes, const std::map<std::string, std::string>& given)

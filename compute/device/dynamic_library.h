@@ -20,8 +20,7 @@ public:
     /// The symbol, or nullptr (and error() says which) when it is missing.
     void* symbol(const char* name);
 
-    template <class Fn>
-    bool bind(Fn& fn, const char* name)
+    template <class Fn> bool bind(Fn& fn, const char* name)
     {
         fn = reinterpret_cast<Fn>(symbol(name));
         return fn != nullptr;
