@@ -390,9 +390,51 @@ struct DmmaPolicy {
 
 /// The block's shared memory: the sample stages while g accumulates, then the finished 64×64 tile of lrv values.
 union DmmaShared {
-    double stages[2][DmmaPolicy::kDepth][DmmaPolicy::kStride];
+    double stages[2][2][DmmaPolicy::kDepth][DmmaPolicy::kStride]; ///< [buffer][rows i or j]: double-buffered
     double tile[DmmaPolicy::kTile][DmmaPolicy::kOutStride];
 };
+
+/// Starts an asynchronous 8-byte copy global → shared (zero-filled when !valid); sm_80 and up, like dmma().
+__device__ __forceinline__ void copyAsync8(double* dst, const double* src, bool valid)
+{
+#if __CUDA_ARCH__ >= 800
+    const auto address = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(address), "l"(src), "r"(valid ? 8 : 0));
+#else
+    __trap();
+#endif
+}
+
+__device__ __forceinline__ void commitCopies()
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+
+/// Waits until at most `Pending` committed groups of copies are still in flight.
+template <int Pending> __device__ __forceinline__ void waitCopies()
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
+#endif
+}
+
+/// Issues the copies of samples [k0, k0 + kDepth) of features i0… and j0… into one buffer of the stages.
+__device__ void issueStage(const double* __restrict__ centred, std::uint64_t n, std::uint64_t p, std::uint64_t i0,
+    std::uint64_t j0, std::uint64_t k0, double (&rows)[2][DmmaPolicy::kDepth][DmmaPolicy::kStride])
+{
+    for (int e = threadIdx.x; e < DmmaPolicy::kDepth * DmmaPolicy::kTile; e += DmmaPolicy::kThreads) {
+        const int kk = e / DmmaPolicy::kTile;
+        const int t = e % DmmaPolicy::kTile;
+        const std::uint64_t k = k0 + kk;
+        const bool inI = k < n && i0 + t < p;
+        const bool inJ = k < n && j0 + t < p;
+        copyAsync8(&rows[0][kk][t], inI ? centred + k * p + i0 + t : centred, inI);
+        copyAsync8(&rows[1][kk][t], inJ ? centred + k * p + j0 + t : centred, inJ);
+    }
+    commitCopies();
+}
 
 /// d += a·b on the FP64 tensor cores: A 8×4 row-major (lane: row lane/4, column lane%4), B 4×8 column-major (lane: row
 /// lane%4, column lane/4), D 8×8 (lane: row lane/4, columns 2·(lane%4) + {0, 1}). Compute capability 8.0 and up.
@@ -411,18 +453,25 @@ __device__ __forceinline__ void dmma(double& d0, double& d1, double a, double b)
 __device__ void gramTile(const double* __restrict__ centred, std::uint64_t n, std::uint64_t p, std::uint64_t i0,
     std::uint64_t j0, double (&acc)[DmmaPolicy::kMmaTiles][DmmaPolicy::kMmaTiles][2], DmmaShared& shared)
 {
-    auto& rowsI = shared.stages[0];
-    auto& rowsJ = shared.stages[1];
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     const int wm = (warp >> 1) * DmmaPolicy::kWarpTile;
     const int wn = (warp & 1) * DmmaPolicy::kWarpTile;
     const int group = lane >> 2;
     const int quad = lane & 3;
-    for (std::uint64_t k0 = 0; k0 < n; k0 += DmmaPolicy::kDepth) {
-        loadCentredStage<DmmaPolicy::kDepth, DmmaPolicy::kTile, DmmaPolicy::kStride, DmmaPolicy::kThreads>(
-            centred, n, p, i0, j0, k0, rowsI, rowsJ);
+    const std::uint64_t stages = (n + DmmaPolicy::kDepth - 1) / DmmaPolicy::kDepth;
+    // Double buffering: the next stage's copies fly while the tensor cores work on this one.
+    issueStage(centred, n, p, i0, j0, 0, shared.stages[0]);
+    for (std::uint64_t s = 0; s < stages; ++s) {
+        if (s + 1 < stages) {
+            issueStage(centred, n, p, i0, j0, (s + 1) * DmmaPolicy::kDepth, shared.stages[(s + 1) & 1]);
+            waitCopies<1>();
+        } else {
+            waitCopies<0>();
+        }
         __syncthreads();
+        const auto& rowsI = shared.stages[s & 1][0];
+        const auto& rowsJ = shared.stages[s & 1][1];
 #pragma unroll
         for (int kk = 0; kk < DmmaPolicy::kDepth; kk += 4) {
             double a[DmmaPolicy::kMmaTiles], b[DmmaPolicy::kMmaTiles];
@@ -437,7 +486,7 @@ __device__ void gramTile(const double* __restrict__ centred, std::uint64_t n, st
                 for (int v = 0; v < DmmaPolicy::kMmaTiles; ++v)
                     dmma(acc[u][v][0], acc[u][v][1], a[u], b[v]);
         }
-        __syncthreads();
+        __syncthreads(); // this buffer is refilled two stages on
     }
 }
 
