@@ -131,44 +131,63 @@ std::string LrvDeviceRun::note() const
 
 namespace {
 struct CentredLogsPolicy {
-    static constexpr int kThreads = 256;
+    static constexpr int kFeatures = 32; ///< a warp across features: loads and stores coalesce
+    static constexpr int kRows = 8; ///< warps splitting the samples between them
+    static constexpr int kThreads = kFeatures * kRows;
 };
 
-/// One thread per feature: logs into C, their mean, then centre and sum squares (two passes, accurate).
-__device__ void centreFeature(const double* __restrict__ y, std::uint64_t n, std::uint64_t p, std::uint64_t i,
-    double* __restrict__ centred, double* __restrict__ sumSquares, double* __restrict__ transposed)
+/// Sum over the block's rows of a per-thread value, for this thread's feature; every thread gets it.
+__device__ double sumOverRows(double value, double (&partial)[CentredLogsPolicy::kRows][CentredLogsPolicy::kFeatures])
 {
-    double sum = 0.0;
-    for (std::uint64_t k = 0; k < n; ++k) {
-        const double l = log(y[k * p + i]);
-        centred[k * p + i] = l;
-        sum += l;
-    }
-    const double mean = sum / static_cast<double>(n);
-    double squares = 0.0;
-    for (std::uint64_t k = 0; k < n; ++k) {
-        const double c = centred[k * p + i] - mean;
-        centred[k * p + i] = c;
-        squares = fma(c, c, squares);
-        if (transposed)
-            transposed[i * n + k] = c;
-    }
-    sumSquares[i] = squares;
+    const int tx = threadIdx.x % CentredLogsPolicy::kFeatures;
+    const int ty = threadIdx.x / CentredLogsPolicy::kFeatures;
+    partial[ty][tx] = value;
+    __syncthreads();
+    double total = 0.0;
+#pragma unroll
+    for (int r = 0; r < CentredLogsPolicy::kRows; ++r)
+        total += partial[r][tx];
+    __syncthreads(); // partial is reused by the next sum
+    return total;
 }
 
+/// 32 features per block, their samples split over 8 warps: logs into C and their mean, then centre and sum
+/// squares (two passes, accurate). Each thread rereads only what it wrote itself.
 __global__ void __launch_bounds__(CentredLogsPolicy::kThreads) centredLogsKernel(const double* __restrict__ y,
     std::uint64_t n, std::uint64_t p, double* centred, double* sumSquares, double* transposed)
 {
-    const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i < p)
-        centreFeature(y, n, p, i, centred, sumSquares, transposed);
+    __shared__ double partial[CentredLogsPolicy::kRows][CentredLogsPolicy::kFeatures];
+    const int tx = threadIdx.x % CentredLogsPolicy::kFeatures;
+    const int ty = threadIdx.x / CentredLogsPolicy::kFeatures;
+    const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * CentredLogsPolicy::kFeatures + tx;
+    const bool active = i < p;
+    double sum = 0.0;
+    if (active)
+        for (std::uint64_t k = ty; k < n; k += CentredLogsPolicy::kRows) {
+            const double l = log(y[k * p + i]);
+            centred[k * p + i] = l;
+            sum += l;
+        }
+    const double mean = sumOverRows(sum, partial) / static_cast<double>(n);
+    double squares = 0.0;
+    if (active)
+        for (std::uint64_t k = ty; k < n; k += CentredLogsPolicy::kRows) {
+            const double c = centred[k * p + i] - mean;
+            centred[k * p + i] = c;
+            squares = fma(c, c, squares);
+            if (transposed)
+                transposed[i * n + k] = c;
+        }
+    const double total = sumOverRows(squares, partial);
+    if (active && ty == 0)
+        sumSquares[i] = total;
 }
 } // namespace
 
 void launchCentredLogs(const double* y, std::uint64_t n, std::uint64_t p, double* centred, double* sumSquares,
     double* transposed, cudaStream_t stream)
 {
-    const auto blocks = static_cast<unsigned>((p + CentredLogsPolicy::kThreads - 1) / CentredLogsPolicy::kThreads);
+    const auto blocks = static_cast<unsigned>((p + CentredLogsPolicy::kFeatures - 1) / CentredLogsPolicy::kFeatures);
     centredLogsKernel<<<blocks, CentredLogsPolicy::kThreads, 0, stream>>>(y, n, p, centred, sumSquares, transposed);
     KS_CUDA_CHECK_LAUNCH("centredLogsKernel");
 }
@@ -245,32 +264,36 @@ __device__ void accumulateTile(const double* __restrict__ centred, std::uint64_t
     }
 }
 
-__global__ void __launch_bounds__(TilePolicy::kThreads)
-    tiledPairsKernel(const double* __restrict__ centred, std::uint64_t n, std::uint64_t p, std::uint64_t firstTile,
-        std::uint64_t rowBegin, std::uint64_t rowEnd, double* __restrict__ out, const unsigned int* onlyIf)
+__global__ void __launch_bounds__(TilePolicy::kThreads) tiledPairsKernel(const double* __restrict__ centred,
+    std::uint64_t n, std::uint64_t p, std::uint64_t firstTile, unsigned tileCount, std::uint64_t rowBegin,
+    std::uint64_t rowEnd, double* __restrict__ out, const unsigned int* onlyIf)
 {
     if (onlyIf && *onlyIf == 0)
         return;
-    std::uint64_t r = 0, c = 0;
-    tileAt(firstTile + blockIdx.x, r, c);
-    const std::uint64_t i0 = r * TilePolicy::kTile;
-    const std::uint64_t j0 = c * TilePolicy::kTile;
-    double acc[TilePolicy::kMicro][TilePolicy::kMicro] = {};
-    accumulateTile(centred, n, p, i0, j0, acc);
     const double scale = 1.0 / static_cast<double>(n - 1);
     const std::uint64_t base = rowStart(rowBegin);
     const int tx = threadIdx.x % TilePolicy::kThreadsX;
     const int ty = threadIdx.x / TilePolicy::kThreadsX;
+    // A block per tile for the direct variant; a capped grid looping over tiles for the fallback, which usually
+    // returns at once and should not launch thousands of empty blocks.
+    for (unsigned t = blockIdx.x; t < tileCount; t += gridDim.x) {
+        std::uint64_t r = 0, c = 0;
+        tileAt(firstTile + t, r, c);
+        const std::uint64_t i0 = r * TilePolicy::kTile;
+        const std::uint64_t j0 = c * TilePolicy::kTile;
+        double acc[TilePolicy::kMicro][TilePolicy::kMicro] = {};
+        accumulateTile(centred, n, p, i0, j0, acc);
 #pragma unroll
-    for (int u = 0; u < TilePolicy::kMicro; ++u) {
-        const std::uint64_t i = i0 + ty + TilePolicy::kThreadsY * u;
-        if (i >= p || i < rowBegin || i >= rowEnd)
-            continue;
+        for (int u = 0; u < TilePolicy::kMicro; ++u) {
+            const std::uint64_t i = i0 + ty + TilePolicy::kThreadsY * u;
+            if (i >= p || i < rowBegin || i >= rowEnd)
+                continue;
 #pragma unroll
-        for (int v = 0; v < TilePolicy::kMicro; ++v) {
-            const std::uint64_t j = j0 + tx + TilePolicy::kThreadsX * v;
-            if (j < i)
-                out[pairIndex(i, j) - base] = acc[u][v] * scale; // consecutive threads, consecutive j
+            for (int v = 0; v < TilePolicy::kMicro; ++v) {
+                const std::uint64_t j = j0 + tx + TilePolicy::kThreadsX * v;
+                if (j < i)
+                    out[pairIndex(i, j) - base] = acc[u][v] * scale; // consecutive threads, consecutive j
+            }
         }
     }
 }
@@ -302,8 +325,15 @@ void launchTiledPairs(const double* centred, std::uint64_t n, std::uint64_t p, s
     const unsigned blocks = tiles.count;
     if (blocks == 0)
         return;
-    tiledPairsKernel<<<blocks, TilePolicy::kThreads, 0, stream>>>(
-        centred, n, p, firstTile, rowBegin, rowEnd, out, onlyIf);
+    unsigned grid = blocks;
+    if (onlyIf) {
+        int device = 0, sms = 1;
+        KS_CUDA_CHECK(cudaGetDevice(&device));
+        KS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        grid = std::min(blocks, static_cast<unsigned>(sms) * 8u);
+    }
+    tiledPairsKernel<<<grid, TilePolicy::kThreads, 0, stream>>>(
+        centred, n, p, firstTile, blocks, rowBegin, rowEnd, out, onlyIf);
     KS_CUDA_CHECK_LAUNCH("tiledPairsKernel");
 }
 
