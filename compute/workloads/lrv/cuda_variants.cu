@@ -152,9 +152,10 @@ __device__ double sumOverRows(double value, double (&partial)[CentredLogsPolicy:
 }
 
 /// 32 features per block, their samples split over 8 warps: logs into C and their mean, then centre and sum
-/// squares (two passes, accurate). Each thread rereads only what it wrote itself.
+/// squares (two passes, accurate). Each thread rereads only what it wrote itself. The feature-major copy has rows of
+/// `stride` ≥ n samples, the padding zeroed.
 __global__ void __launch_bounds__(CentredLogsPolicy::kThreads) centredLogsKernel(const double* __restrict__ y,
-    std::uint64_t n, std::uint64_t p, double* centred, double* sumSquares, double* transposed)
+    std::uint64_t n, std::uint64_t p, double* centred, double* sumSquares, double* transposed, std::uint64_t stride)
 {
     __shared__ double partial[CentredLogsPolicy::kRows][CentredLogsPolicy::kFeatures];
     const int tx = threadIdx.x % CentredLogsPolicy::kFeatures;
@@ -176,8 +177,11 @@ __global__ void __launch_bounds__(CentredLogsPolicy::kThreads) centredLogsKernel
             centred[k * p + i] = c;
             squares = fma(c, c, squares);
             if (transposed)
-                transposed[i * n + k] = c;
+                transposed[i * stride + k] = c;
         }
+    if (active && transposed)
+        for (std::uint64_t k = n + ty; k < stride; k += CentredLogsPolicy::kRows)
+            transposed[i * stride + k] = 0.0;
     const double total = sumOverRows(squares, partial);
     if (active && ty == 0)
         sumSquares[i] = total;
@@ -185,10 +189,11 @@ __global__ void __launch_bounds__(CentredLogsPolicy::kThreads) centredLogsKernel
 } // namespace
 
 void launchCentredLogs(const double* y, std::uint64_t n, std::uint64_t p, double* centred, double* sumSquares,
-    double* transposed, cudaStream_t stream)
+    double* transposed, std::uint64_t transposedStride, cudaStream_t stream)
 {
     const auto blocks = static_cast<unsigned>((p + CentredLogsPolicy::kFeatures - 1) / CentredLogsPolicy::kFeatures);
-    centredLogsKernel<<<blocks, CentredLogsPolicy::kThreads, 0, stream>>>(y, n, p, centred, sumSquares, transposed);
+    centredLogsKernel<<<blocks, CentredLogsPolicy::kThreads, 0, stream>>>(
+        y, n, p, centred, sumSquares, transposed, transposedStride);
     KS_CUDA_CHECK_LAUNCH("centredLogsKernel");
 }
 
@@ -349,8 +354,8 @@ struct RefinePolicy {
 
 /// A warp per listed pair: Σ_k (c_ik − c_jk)² from the feature-major centred logs (coalesced along k).
 __global__ void __launch_bounds__(RefinePolicy::kThreads) recomputeListedKernel(const double* __restrict__ transposed,
-    std::uint64_t n, const std::uint64_t* __restrict__ worklist, const unsigned int* worklistCount,
-    unsigned int capacity, std::uint64_t chunkBase, double* __restrict__ out)
+    std::uint64_t n, std::uint64_t stride, const std::uint64_t* __restrict__ worklist,
+    const unsigned int* worklistCount, unsigned int capacity, std::uint64_t chunkBase, double* __restrict__ out)
 {
     const unsigned listed = min(*worklistCount, capacity);
     const unsigned lane = threadIdx.x & 31u;
@@ -360,7 +365,7 @@ __global__ void __launch_bounds__(RefinePolicy::kThreads) recomputeListedKernel(
         pairAt(worklist[w], i, j);
         double squares = 0.0;
         for (std::uint64_t k = lane; k < n; k += 32) {
-            const double d = transposed[i * n + k] - transposed[j * n + k];
+            const double d = transposed[i * stride + k] - transposed[j * stride + k];
             squares = fma(d, d, squares);
         }
 #pragma unroll
@@ -389,12 +394,12 @@ double cancellationThreshold(std::uint64_t n)
     return static_cast<double>(n) * DBL_EPSILON * 1e10;
 }
 
-void launchRefinement(const double* transposed, const double* centred, std::uint64_t n, std::uint64_t p,
-    std::uint64_t rowBegin, std::uint64_t rowEnd, const std::uint64_t* worklist, unsigned int* flags,
+void launchRefinement(const double* transposed, std::uint64_t transposedStride, const double* centred, std::uint64_t n,
+    std::uint64_t p, std::uint64_t rowBegin, std::uint64_t rowEnd, const std::uint64_t* worklist, unsigned int* flags,
     unsigned int capacity, double* out, cudaStream_t stream)
 {
     recomputeListedKernel<<<RefinePolicy::kBlocks, RefinePolicy::kThreads, 0, stream>>>(
-        transposed, n, worklist, flags, capacity, rowStart(rowBegin), out);
+        transposed, n, transposedStride, worklist, flags, capacity, rowStart(rowBegin), out);
     KS_CUDA_CHECK_LAUNCH("recomputeListedKernel");
     worklistOverflowKernel<<<1, 1, 0, stream>>>(flags, capacity, flags + 1);
     KS_CUDA_CHECK_LAUNCH("worklistOverflowKernel");
@@ -402,34 +407,45 @@ void launchRefinement(const double* transposed, const double* centred, std::uint
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// The tensor-core expansion: 64×64 tiles of the Gram matrix g_ij = Σ_k c_ik c_jk from FP64 mma.sync (m8n8k4), four
-// warps of 32×32 each, and the lrv written straight from the accumulators — g never touches memory. Pairs whose
-// numerator cancels are listed for the refinement above.
+// The tensor-core expansion: 64×64 tiles of the Gram matrix g_ij = Σ_k c_ik c_jk from FP64 mma.sync (m16n8k8 on
+// Hopper), four warps of 32×32 each, and the lrv written straight from the accumulators — g never touches memory. Pairs
+// whose numerator cancels are listed for the refinement above.
 
 namespace {
 struct DmmaPolicy {
     static constexpr int kTile = 64;
     static constexpr int kWarps = 4; ///< 2 × 2 warps of 32 × 32
     static constexpr int kThreads = 32 * kWarps;
+    static constexpr int kBlocksPerSm = 4; ///< caps registers at 128: four blocks share an SM's 64 K
     static constexpr int kWarpTile = 32;
-    static constexpr int kMmaTiles = kWarpTile / 8; ///< 8×8 mma tiles per warp side
-    static constexpr int kDepth = 16; ///< samples per shared-memory stage: four k4 steps (no zero padding at N = 80)
-    static constexpr int kStride = kTile + 8; ///< padding: the four k rows of a fragment load hit other banks
+    static constexpr int kMTiles = kWarpTile / 16; ///< m16n8k8 tiles down a warp's block
+    static constexpr int kNTiles = kWarpTile / 8; ///< … and across it
+    static constexpr int kStep = 8; ///< samples per mma
+    static constexpr int kDepth = 16; ///< samples per shared-memory stage: two k8 steps (no zero padding at N = 80)
+    static constexpr int kSteps = kDepth / kStep;
     static constexpr int kOutStride = kTile + 1; ///< the output tile staged for row-wise, coalesced stores
 };
 
+/// Rows of the feature-major centred logs the kernel reads: N rounded up to whole stages, padded with zeros.
+std::uint64_t dmmaStride(std::uint64_t n)
+{
+    return (n + DmmaPolicy::kDepth - 1) / DmmaPolicy::kDepth * DmmaPolicy::kDepth;
+}
+
 /// The block's shared memory: the sample stages while g accumulates, then the finished 64×64 tile of lrv values.
+/// A stage holds, per side (features i… or j…) and per k8 step, each feature's 8 samples contiguously: a lane's two
+/// samples of a fragment are one 16-byte load, and the eight rows a warp reads at once are 512 contiguous bytes.
 union DmmaShared {
-    double stages[2][2][DmmaPolicy::kDepth][DmmaPolicy::kStride]; ///< [buffer][rows i or j]: double-buffered
+    double stages[2][2][DmmaPolicy::kSteps][DmmaPolicy::kTile][DmmaPolicy::kStep]; ///< [buffer][side][step][feature]
     double tile[DmmaPolicy::kTile][DmmaPolicy::kOutStride];
 };
 
-/// Starts an asynchronous 8-byte copy global → shared (zero-filled when !valid); sm_80 and up, like dmma().
-__device__ __forceinline__ void copyAsync8(double* dst, const double* src, bool valid)
+/// Starts an asynchronous 16-byte copy global → shared (zero-filled when !valid); sm_80 and up, like the mma.
+__device__ __forceinline__ void copyAsync16(double* dst, const double* src, bool valid)
 {
 #if __CUDA_ARCH__ >= 800
     const auto address = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(address), "l"(src), "r"(valid ? 8 : 0));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(src), "r"(valid ? 16 : 0));
 #else
     __trap();
 #endif
@@ -450,38 +466,92 @@ template <int Pending> __device__ __forceinline__ void waitCopies()
 #endif
 }
 
-/// Issues the copies of samples [k0, k0 + kDepth) of features i0… and j0… into one buffer of the stages.
-__device__ void issueStage(const double* __restrict__ centred, std::uint64_t n, std::uint64_t p, std::uint64_t i0,
-    std::uint64_t j0, std::uint64_t k0, double (&rows)[2][DmmaPolicy::kDepth][DmmaPolicy::kStride])
-{
-    for (int e = threadIdx.x; e < DmmaPolicy::kDepth * DmmaPolicy::kTile; e += DmmaPolicy::kThreads) {
-        const int kk = e / DmmaPolicy::kTile;
-        const int t = e % DmmaPolicy::kTile;
-        const std::uint64_t k = k0 + kk;
-        const bool inI = k < n && i0 + t < p;
-        const bool inJ = k < n && j0 + t < p;
-        copyAsync8(&rows[0][kk][t], inI ? centred + k * p + i0 + t : centred, inI);
-        copyAsync8(&rows[1][kk][t], inJ ? centred + k * p + j0 + t : centred, inJ);
-    }
-    commitCopies();
-}
+/// One thread's share of filling a stage: samples [k0, k0 + kDepth) of features i0… and j0… from the feature-major
+/// centred logs (rows `stride` apart, zero beyond N). Eight threads copy a feature's 128 bytes, 16 bytes each; the
+/// thread keeps its sources and validity for the whole tile, so a stage costs it only the copies.
+class StageCopies {
+public:
+    static constexpr int kPerRow = DmmaPolicy::kDepth / 2; ///< 16-byte copies per feature and stage
+    static constexpr int kFeatureStep = DmmaPolicy::kThreads / kPerRow; ///< features one pass of the block covers
+    static constexpr int kPasses = DmmaPolicy::kTile / kFeatureStep;
+    using Stage = double[2][DmmaPolicy::kSteps][DmmaPolicy::kTile][DmmaPolicy::kStep];
 
-/// d += a·b on the FP64 tensor cores: A 8×4 row-major (lane: row lane/4, column lane%4), B 4×8 column-major (lane: row
-/// lane%4, column lane/4), D 8×8 (lane: row lane/4, columns 2·(lane%4) + {0, 1}). Compute capability 8.0 and up.
-__device__ __forceinline__ void dmma(double& d0, double& d1, double a, double b)
+    __device__ StageCopies(
+        const double* transposed, std::uint64_t stride, std::uint64_t p, std::uint64_t i0, std::uint64_t j0)
+        : m_fallback(transposed)
+        , m_passStride(kFeatureStep * stride)
+    {
+        const int c = threadIdx.x % kPerRow;
+        const int t = threadIdx.x / kPerRow;
+        const std::uint64_t first[2] = {i0 + t, j0 + t};
+        for (int side = 0; side < 2; ++side) {
+            m_source[side] = transposed + first[side] * stride + 2 * c;
+            for (int m = 0; m < kPasses; ++m)
+                if (first[side] + m * kFeatureStep < p)
+                    m_valid |= 1u << (side * kPasses + m);
+        }
+        m_target = (c / (DmmaPolicy::kStep / 2)) * DmmaPolicy::kTile * DmmaPolicy::kStep + t * DmmaPolicy::kStep
+            + 2 * (c % (DmmaPolicy::kStep / 2));
+    }
+
+    __device__ void issue(std::uint64_t k0, Stage& stage) const
+    {
+#pragma unroll
+        for (int side = 0; side < 2; ++side)
+#pragma unroll
+            for (int m = 0; m < kPasses; ++m) {
+                const bool valid = (m_valid >> (side * kPasses + m)) & 1u;
+                double* target = &stage[side][0][0][0] + m_target + m * kFeatureStep * DmmaPolicy::kStep;
+                copyAsync16(target, valid ? m_source[side] + m * m_passStride + k0 : m_fallback, valid);
+            }
+        commitCopies();
+    }
+
+private:
+    const double* m_source[2];
+    const double* m_fallback; ///< a valid address for the zero-filling copies
+    std::uint64_t m_passStride;
+    unsigned m_valid = 0;
+    int m_target;
+};
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 900 // Hopper uses the m16n8k8 instruction below
+/// d += a·b for one m8n8k4 FP64 tensor-core tile (compute capability 8.0 and up): A 8×4 row-major (lane: row
+/// lane/4, column lane%4), B 4×8 column-major (lane: row lane%4, column lane/4), D 8×8 (lane: row lane/4, columns
+/// 2·(lane%4) + {0, 1}).
+__device__ __forceinline__ void dmma884(double& d0, double& d1, double a, double b)
 {
 #if __CUDA_ARCH__ >= 800
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
-                 : "+d"(d0), "+d"(d1)
-                 : "d"(a), "d"(b));
+    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
+        : "+d"(d0), "+d"(d1)
+        : "d"(a), "d"(b));
 #else
     __trap(); // prepare refuses devices without FP64 tensor cores
 #endif
 }
+#endif
 
-/// Accumulates this warp's 32×32 block of g for tile (i0, j0).
-__device__ void gramTile(const double* __restrict__ centred, std::uint64_t n, std::uint64_t p, std::uint64_t i0,
-    std::uint64_t j0, double (&acc)[DmmaPolicy::kMmaTiles][DmmaPolicy::kMmaTiles][2], DmmaShared& shared)
+/// d += a·b for a 16×8 tile over 8 samples. With g = lane/4 and q = lane%4: a = A(g, q), A(g+8, q), A(g, q+4),
+/// A(g+8, q+4); b = B(q, g), B(q+4, g); d = D(g, 2q…2q+1), D(g+8, 2q…2q+1). Hopper has the shape as one
+/// instruction (cuBLAS's DGEMM uses it); Ampere and Ada run it as four m8n8k4, whose fragments are the same.
+__device__ __forceinline__ void dmma1688(double (&d)[4], const double (&a)[4], const double (&b)[2])
+{
+#if __CUDA_ARCH__ >= 900
+    asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+#else
+    dmma884(d[0], d[1], a[0], b[0]);
+    dmma884(d[0], d[1], a[2], b[1]);
+    dmma884(d[2], d[3], a[1], b[0]);
+    dmma884(d[2], d[3], a[3], b[1]);
+#endif
+}
+
+/// Accumulates this warp's 32×32 block of g for tile (i0, j0). The k slots q and q+4 of an mma carry a lane's
+/// samples 2q and 2q+1 of the step — the same permutation for A and B, so the sum over samples is unchanged.
+__device__ void gramTile(const double* __restrict__ transposed, std::uint64_t stride, std::uint64_t p, std::uint64_t i0,
+    std::uint64_t j0, double (&acc)[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4], DmmaShared& shared)
 {
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
@@ -489,49 +559,60 @@ __device__ void gramTile(const double* __restrict__ centred, std::uint64_t n, st
     const int wn = (warp & 1) * DmmaPolicy::kWarpTile;
     const int group = lane >> 2;
     const int quad = lane & 3;
-    const std::uint64_t stages = (n + DmmaPolicy::kDepth - 1) / DmmaPolicy::kDepth;
+    const std::uint64_t stages = stride / DmmaPolicy::kDepth;
     // Double buffering: the next stage's copies fly while the tensor cores work on this one.
-    issueStage(centred, n, p, i0, j0, 0, shared.stages[0]);
+    const StageCopies copies(transposed, stride, p, i0, j0);
+    copies.issue(0, shared.stages[0]);
     for (std::uint64_t s = 0; s < stages; ++s) {
         if (s + 1 < stages) {
-            issueStage(centred, n, p, i0, j0, (s + 1) * DmmaPolicy::kDepth, shared.stages[(s + 1) & 1]);
+            copies.issue((s + 1) * DmmaPolicy::kDepth, shared.stages[(s + 1) & 1]);
             waitCopies<1>();
         } else {
             waitCopies<0>();
         }
         __syncthreads();
-        const auto& rowsI = shared.stages[s & 1][0];
-        const auto& rowsJ = shared.stages[s & 1][1];
+        const auto& stage = shared.stages[s & 1];
 #pragma unroll
-        for (int kk = 0; kk < DmmaPolicy::kDepth; kk += 4) {
-            double a[DmmaPolicy::kMmaTiles], b[DmmaPolicy::kMmaTiles];
+        for (int step = 0; step < DmmaPolicy::kSteps; ++step) {
+            double a[DmmaPolicy::kMTiles][4], b[DmmaPolicy::kNTiles][2];
 #pragma unroll
-            for (int t = 0; t < DmmaPolicy::kMmaTiles; ++t) {
-                a[t] = rowsI[kk + quad][wm + 8 * t + group]; // A(m, k) = C[k][i0 + m]
-                b[t] = rowsJ[kk + quad][wn + 8 * t + group]; // B(k, n) = C[k][j0 + n]
+            for (int u = 0; u < DmmaPolicy::kMTiles; ++u) {
+                const int row = wm + 16 * u + group;
+                const double2 top = *reinterpret_cast<const double2*>(&stage[0][step][row][2 * quad]);
+                const double2 bottom = *reinterpret_cast<const double2*>(&stage[0][step][row + 8][2 * quad]);
+                a[u][0] = top.x;
+                a[u][1] = bottom.x;
+                a[u][2] = top.y;
+                a[u][3] = bottom.y;
             }
 #pragma unroll
-            for (int u = 0; u < DmmaPolicy::kMmaTiles; ++u)
+            for (int v = 0; v < DmmaPolicy::kNTiles; ++v) {
+                const double2 col = *reinterpret_cast<const double2*>(&stage[1][step][wn + 8 * v + group][2 * quad]);
+                b[v][0] = col.x;
+                b[v][1] = col.y;
+            }
 #pragma unroll
-                for (int v = 0; v < DmmaPolicy::kMmaTiles; ++v)
-                    dmma(acc[u][v][0], acc[u][v][1], a[u], b[v]);
+            for (int u = 0; u < DmmaPolicy::kMTiles; ++u)
+#pragma unroll
+                for (int v = 0; v < DmmaPolicy::kNTiles; ++v)
+                    dmma1688(acc[u][v], a[u], b[v]);
         }
         __syncthreads(); // this buffer is refilled two stages on
     }
 }
 
-__global__ void __launch_bounds__(DmmaPolicy::kThreads) dmmaPairsKernel(const double* __restrict__ centred,
-    const double* __restrict__ sumSquares, std::uint64_t n, std::uint64_t p, std::uint64_t firstTile,
-    std::uint64_t rowBegin, std::uint64_t rowEnd, double* __restrict__ out, double tau, std::uint64_t* worklist,
-    unsigned int* worklistCount, unsigned int capacity)
+__global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm) dmmaPairsKernel(
+    const double* __restrict__ transposed, std::uint64_t stride, const double* __restrict__ sumSquares, std::uint64_t n,
+    std::uint64_t p, std::uint64_t firstTile, std::uint64_t rowBegin, std::uint64_t rowEnd, double* __restrict__ out,
+    double tau, std::uint64_t* worklist, unsigned int* worklistCount, unsigned int capacity)
 {
     std::uint64_t r = 0, c = 0;
     tileAt(firstTile + blockIdx.x, r, c);
     const std::uint64_t i0 = r * DmmaPolicy::kTile;
     const std::uint64_t j0 = c * DmmaPolicy::kTile;
     __shared__ DmmaShared shared;
-    double acc[DmmaPolicy::kMmaTiles][DmmaPolicy::kMmaTiles][2] = {};
-    gramTile(centred, n, p, i0, j0, acc, shared);
+    double acc[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4] = {};
+    gramTile(transposed, stride, p, i0, j0, acc, shared);
 
     // lrv from the accumulators into the shared tile (flagging cancelling pairs on the way) ...
     const int lane = threadIdx.x & 31;
@@ -539,36 +620,41 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads) dmmaPairsKernel(const do
     const int li = (warp >> 1) * DmmaPolicy::kWarpTile + (lane >> 2);
     const int lj = (warp & 1) * DmmaPolicy::kWarpTile + 2 * (lane & 3);
     const double scale = 1.0 / static_cast<double>(n - 1);
+
 #pragma unroll
-    for (int u = 0; u < DmmaPolicy::kMmaTiles; ++u) {
-        const std::uint64_t i = i0 + li + 8 * u;
-        const double si = i < p ? sumSquares[i] : 0.0;
+    for (int u = 0; u < DmmaPolicy::kMTiles; ++u)
 #pragma unroll
-        for (int v = 0; v < DmmaPolicy::kMmaTiles; ++v)
+        for (int half = 0; half < 2; ++half) {
+            const int row = li + 16 * u + 8 * half;
+            const std::uint64_t i = i0 + row;
+            const double si = i < p ? sumSquares[i] : 0.0;
+            const bool rowListed = i < p && i >= rowBegin && i < rowEnd;
 #pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const std::uint64_t j = j0 + lj + 8 * v + h;
-                const double sj = j < p ? sumSquares[j] : 0.0;
-                const double scaleOfTerms = si + sj;
-                const double numerator = scaleOfTerms - 2.0 * acc[u][v][h];
-                shared.tile[li + 8 * u][lj + 8 * v + h] = numerator * scale;
-                if (j < i && i < p && i >= rowBegin && i < rowEnd && numerator < tau * scaleOfTerms) {
-                    const unsigned slot = atomicAdd(worklistCount, 1u);
-                    if (slot < capacity)
-                        worklist[slot] = pairIndex(i, j);
+            for (int v = 0; v < DmmaPolicy::kNTiles; ++v)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int col = lj + 8 * v + h;
+                    const std::uint64_t j = j0 + col;
+                    const double scaleOfTerms = si + (j < p ? sumSquares[j] : 0.0);
+                    const double numerator = scaleOfTerms - 2.0 * acc[u][v][2 * half + h];
+                    shared.tile[row][col] = numerator * scale;
+                    if (rowListed && j < i && numerator < tau * scaleOfTerms) {
+                        const unsigned slot = atomicAdd(worklistCount, 1u);
+                        if (slot < capacity)
+                            worklist[slot] = pairIndex(i, j);
+                    }
                 }
-            }
-    }
+        }
     __syncthreads();
     // ... then stored row by row: consecutive threads, consecutive j, whole 512-byte rows.
     const std::uint64_t base = rowStart(rowBegin);
     for (int e = threadIdx.x; e < DmmaPolicy::kTile * DmmaPolicy::kTile; e += DmmaPolicy::kThreads) {
-        const int r = e / DmmaPolicy::kTile;
+        const int row = e / DmmaPolicy::kTile;
         const int col = e % DmmaPolicy::kTile;
-        const std::uint64_t i = i0 + r;
+        const std::uint64_t i = i0 + row;
         const std::uint64_t j = j0 + col;
         if (j < i && i < p && i >= rowBegin && i < rowEnd)
-            out[pairIndex(i, j) - base] = shared.tile[r][col];
+            out[pairIndex(i, j) - base] = shared.tile[row][col];
     }
 }
 } // namespace
@@ -722,7 +808,7 @@ public:
     }
     void beforeChunks() override
     {
-        launchCentredLogs(m_y.data(), m_n, m_p, m_centred.data(), m_sumSquares.data(), nullptr, stream());
+        launchCentredLogs(m_y.data(), m_n, m_p, m_centred.data(), m_sumSquares.data(), nullptr, 0, stream());
     }
     void computeChunk(std::uint64_t rowBegin, std::uint64_t rowEnd, double* out) override
     {
@@ -740,9 +826,11 @@ private:
 class DmmaRefinedRun final : public LrvDeviceRun {
 public:
     DmmaRefinedRun(const data::ExpressionTable& table, const ParamSet& params)
-        : LrvDeviceRun(table, params, (2 * table.samples + 1) * table.features * sizeof(double), DmmaPolicy::kTile)
+        : LrvDeviceRun(table, params, (table.samples + dmmaStride(table.samples) + 1) * table.features * sizeof(double),
+            DmmaPolicy::kTile)
+        , m_stride(dmmaStride(m_n))
         , m_centred(m_n * m_p)
-        , m_transposed(m_n * m_p)
+        , m_transposed(m_stride * m_p)
         , m_sumSquares(m_p)
         , m_capacity(worklistCapacity(m_pairs))
         , m_worklist(m_capacity)
@@ -757,7 +845,8 @@ public:
     }
     void beforeChunks() override
     {
-        launchCentredLogs(m_y.data(), m_n, m_p, m_centred.data(), m_sumSquares.data(), m_transposed.data(), stream());
+        launchCentredLogs(
+            m_y.data(), m_n, m_p, m_centred.data(), m_sumSquares.data(), m_transposed.data(), m_stride, stream());
     }
     void computeChunk(std::uint64_t rowBegin, std::uint64_t rowEnd, double* out) override
     {
@@ -768,14 +857,16 @@ public:
         if (blocks == 0)
             return;
         m_flags.fillBytesAsync(0, stream());
-        dmmaPairsKernel<<<blocks, DmmaPolicy::kThreads, 0, stream()>>>(m_centred.data(), m_sumSquares.data(), m_n, m_p,
-            firstTile, rowBegin, rowEnd, out, m_tau, m_worklist.data(), m_flags.data(), m_capacity);
+        dmmaPairsKernel<<<blocks, DmmaPolicy::kThreads, 0, stream()>>>(m_transposed.data(), m_stride,
+            m_sumSquares.data(), m_n, m_p, firstTile, rowBegin, rowEnd, out, m_tau, m_worklist.data(), m_flags.data(),
+            m_capacity);
         KS_CUDA_CHECK_LAUNCH("dmmaPairsKernel");
-        launchRefinement(m_transposed.data(), m_centred.data(), m_n, m_p, rowBegin, rowEnd, m_worklist.data(),
+        launchRefinement(m_transposed.data(), m_stride, m_centred.data(), m_n, m_p, rowBegin, rowEnd, m_worklist.data(),
             m_flags.data(), m_capacity, out, stream());
     }
 
 private:
+    std::uint64_t m_stride; ///< samples per row of m_transposed: N rounded up to whole stages
     device::DeviceBuffer<double> m_centred;
     device::DeviceBuffer<double> m_transposed;
     device::DeviceBuffer<double> m_sumSquares;

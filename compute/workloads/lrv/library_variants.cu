@@ -75,7 +75,7 @@ public:
     void beforeChunks() override
     {
         launchCentredLogs(m_y.data(), m_n, m_p, m_centred.data(), m_sumSquares.data(),
-            m_refine ? m_transposed.data() : nullptr, stream());
+            m_refine ? m_transposed.data() : nullptr, m_n, stream());
     }
 
     void computeChunk(std::uint64_t rowBegin, std::uint64_t rowEnd, double* out) override
@@ -107,7 +107,7 @@ public:
         }
         if (!m_refine)
             return;
-        launchRefinement(m_transposed.data(), m_centred.data(), m_n, m_p, rowBegin, rowEnd, m_worklist.data(),
+        launchRefinement(m_transposed.data(), m_n, m_centred.data(), m_n, m_p, rowBegin, rowEnd, m_worklist.data(),
             m_flags.data(), m_capacity, out, stream());
     }
 

@@ -23,9 +23,10 @@ struct ChunkPlan {
 ChunkPlan planChunks(std::uint64_t p, std::uint64_t capPairs, std::uint64_t rowAlign);
 
 /// Centred logs: C[k][i] = log Y[k][i] − mean_k log Y[k][i] (N × p, row-major like Y), and sumSquares[i] =
-/// Σ_k C[k][i]². Also the feature-major copy (p × N) when `transposed` is not null.
+/// Σ_k C[k][i]². Also the feature-major copy when `transposed` is not null: p rows of `transposedStride` ≥ N
+/// values, the samples then zeros.
 void launchCentredLogs(const double* y, std::uint64_t n, std::uint64_t p, double* centred, double* sumSquares,
-    double* transposed, cudaStream_t stream);
+    double* transposed, std::uint64_t transposedStride, cudaStream_t stream);
 
 /// The direct register-tiled kernel for rows [rowBegin, rowEnd) (rowBegin a multiple of 64): writes
 /// Σ_k (C[k][i] − C[k][j])² / (N − 1) for every pair in those rows to out[pairIndex(i, j) − rowStart(rowBegin)].
@@ -41,10 +42,11 @@ unsigned int worklistCapacity(std::uint64_t pairs);
 double cancellationThreshold(std::uint64_t n);
 
 /// After an expansion wrote rows [rowBegin, rowEnd): recomputes every listed pair directly from the feature-major
-/// centred logs, and — when more pairs were flagged than the list holds (flags[0] > capacity) — the whole chunk
-/// with the tiled kernel; flags[1] receives that overflow decision, taken on the device so the stream never waits.
-void launchRefinement(const double* transposed, const double* centred, std::uint64_t n, std::uint64_t p,
-    std::uint64_t rowBegin, std::uint64_t rowEnd, const std::uint64_t* worklist, unsigned int* flags,
+/// centred logs (rows `transposedStride` apart), and — when more pairs were flagged than the list holds (flags[0] >
+/// capacity) — the whole chunk with the tiled kernel; flags[1] receives that overflow decision, taken on the device so
+/// the stream never waits.
+void launchRefinement(const double* transposed, std::uint64_t transposedStride, const double* centred, std::uint64_t n,
+    std::uint64_t p, std::uint64_t rowBegin, std::uint64_t rowEnd, const std::uint64_t* worklist, unsigned int* flags,
     unsigned int capacity, double* out, cudaStream_t stream);
 
 /// Base of every lrv GPU variant: Y uploaded once, the output plan, and run() = beforeChunks() then every chunk,
