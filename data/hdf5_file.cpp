@@ -385,17 +385,24 @@ DatasetInfo File::info(const std::string& path) const
 }
 
 namespace {
+enum class Accept { Numbers, Floats, Integers, Int32Exact };
+
 template <class T>
 std::vector<T> readNumeric(
-    const File& file, std::int64_t fileId, const std::string& path, int expectedRank, bool floatOnly, hid_t memType)
+    const File& file, std::int64_t fileId, const std::string& path, int expectedRank, Accept accept, hid_t memType)
 {
     LibraryLock lock;
     const std::string place = "dataset " + path;
     const DatasetInfo info = file.info(path);
     if (!info.isFloat && !info.isInteger)
         file.fail(place, "holds " + info.type + " values; expected numbers");
-    if (floatOnly && !info.isFloat)
+    if (accept == Accept::Floats && !info.isFloat)
         file.fail(place, "holds " + info.type + " values; expected float32 or float64");
+    if ((accept == Accept::Integers || accept == Accept::Int32Exact) && !info.isInteger)
+        file.fail(place, "holds " + info.type + " values; expected integers");
+    if (accept == Accept::Int32Exact && info.type != "int8" && info.type != "int16" && info.type != "int32"
+        && info.type != "uint8" && info.type != "uint16")
+        file.fail(place, "holds " + info.type + " values, which int32 does not hold exactly");
     if (expectedRank > 0 && static_cast<int>(info.dims.size()) != expectedRank)
         file.fail(
             place, "has rank " + std::to_string(info.dims.size()) + "; expected rank " + std::to_string(expectedRank));
@@ -449,12 +456,24 @@ void writeNumeric(File& file, std::int64_t fileId, const std::string& path, std:
 
 std::vector<double> File::readDoubles(const std::string& path, int expectedRank, bool floatOnly) const
 {
-    return readNumeric<double>(*this, m_id, path, expectedRank, floatOnly, H5T_NATIVE_DOUBLE);
+    return readNumeric<double>(
+        *this, m_id, path, expectedRank, floatOnly ? Accept::Floats : Accept::Numbers, H5T_NATIVE_DOUBLE);
 }
 
 std::vector<float> File::readFloats(const std::string& path, int expectedRank, bool floatOnly) const
 {
-    return readNumeric<float>(*this, m_id, path, expectedRank, floatOnly, H5T_NATIVE_FLOAT);
+    return readNumeric<float>(
+        *this, m_id, path, expectedRank, floatOnly ? Accept::Floats : Accept::Numbers, H5T_NATIVE_FLOAT);
+}
+
+std::vector<std::int64_t> File::readInt64s(const std::string& path, int expectedRank) const
+{
+    return readNumeric<std::int64_t>(*this, m_id, path, expectedRank, Accept::Integers, H5T_NATIVE_INT64);
+}
+
+std::vector<std::int32_t> File::readInt32s(const std::string& path, int expectedRank) const
+{
+    return readNumeric<std::int32_t>(*this, m_id, path, expectedRank, Accept::Int32Exact, H5T_NATIVE_INT32);
 }
 
 std::vector<std::string> File::readStrings(const std::string& path) const
@@ -516,6 +535,18 @@ void File::writeUInt64s(
     const std::string& path, std::span<const std::uint64_t> values, std::vector<std::uint64_t> dims, bool compress)
 {
     writeNumeric<std::uint64_t>(*this, m_id, path, values, dims, compress, H5T_NATIVE_UINT64, H5T_STD_U64LE);
+}
+
+void File::writeInt32s(
+    const std::string& path, std::span<const std::int32_t> values, std::vector<std::uint64_t> dims, bool compress)
+{
+    writeNumeric<std::int32_t>(*this, m_id, path, values, dims, compress, H5T_NATIVE_INT32, H5T_STD_I32LE);
+}
+
+void File::writeInt64s(
+    const std::string& path, std::span<const std::int64_t> values, std::vector<std::uint64_t> dims, bool compress)
+{
+    writeNumeric<std::int64_t>(*this, m_id, path, values, dims, compress, H5T_NATIVE_INT64, H5T_STD_I64LE);
 }
 
 void File::writeStrings(const std::string& path, const std::vector<std::string>& values)
@@ -590,6 +621,55 @@ std::string File::readStringAttribute(const std::string& objectPath, const std::
         fail(objectPath, "cannot read attribute '" + name + "': " + errorStack());
     value.resize(strnlen(value.c_str(), width));
     return value;
+}
+
+bool File::hasAttribute(const std::string& objectPath, const std::string& name) const
+{
+    LibraryLock lock;
+    if (objectTypeAt(m_id, objectPath) == H5O_TYPE_UNKNOWN)
+        return false;
+    const htri_t exists = H5Aexists_by_name(m_id, objectPath.c_str(), name.c_str(), H5P_DEFAULT);
+    H5Eclear2(H5E_DEFAULT);
+    return exists > 0;
+}
+
+std::vector<double> File::readNumericAttribute(const std::string& objectPath, const std::string& name) const
+{
+    LibraryLock lock;
+    if (!hasAttribute(objectPath, name))
+        fail(objectPath, "has no attribute '" + name + "'");
+    Id attribute(H5Aopen_by_name(m_id, objectPath.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    if (!attribute.valid())
+        fail(objectPath, "cannot open attribute '" + name + "': " + errorStack());
+    Id fileType(H5Aget_type(attribute.get()), H5Tclose);
+    Id space(H5Aget_space(attribute.get()), H5Sclose);
+    const H5T_class_t cls = H5Tget_class(fileType.get());
+    if (cls != H5T_INTEGER && cls != H5T_FLOAT)
+        fail(objectPath, "attribute '" + name + "' holds " + typeName(fileType.get()) + " values; expected numbers");
+    const hssize_t count = H5Sget_simple_extent_npoints(space.get());
+    if (count < 0)
+        fail(objectPath, "cannot read the shape of attribute '" + name + "': " + errorStack());
+    std::vector<double> values(static_cast<std::size_t>(count));
+    if (count > 0 && H5Aread(attribute.get(), H5T_NATIVE_DOUBLE, values.data()) < 0)
+        fail(objectPath, "cannot read attribute '" + name + "': " + errorStack());
+    return values;
+}
+
+void File::writeInt64Attribute(
+    const std::string& objectPath, const std::string& name, std::span<const std::int64_t> values)
+{
+    LibraryLock lock;
+    Id object(H5Oopen(m_id, objectPath.c_str(), H5P_DEFAULT), H5Oclose);
+    if (!object.valid())
+        fail(objectPath, "cannot open to set attribute '" + name + "': " + errorStack());
+    const hsize_t extent = values.size();
+    Id space(H5Screate_simple(1, &extent, nullptr), H5Sclose);
+    if (H5Aexists(object.get(), name.c_str()) > 0)
+        H5Adelete(object.get(), name.c_str());
+    Id attribute(
+        H5Acreate2(object.get(), name.c_str(), H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    if (!attribute.valid() || H5Awrite(attribute.get(), H5T_NATIVE_INT64, values.data()) < 0)
+        fail(objectPath, "cannot write attribute '" + name + "': " + errorStack());
 }
 
 void File::createGroup(const std::string& path)

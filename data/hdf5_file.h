@@ -50,6 +50,12 @@ public:
     std::vector<double> readDoubles(const std::string& path, int expectedRank, bool floatOnly) const;
     std::vector<float> readFloats(const std::string& path, int expectedRank, bool floatOnly) const;
     std::vector<std::string> readStrings(const std::string& path) const;
+    /// Reads an integer dataset converted to int64 (uint64 values beyond it saturate), with the same checks before
+    /// reading; a float or other dataset is a DatasetError.
+    std::vector<std::int64_t> readInt64s(const std::string& path, int expectedRank) const;
+    /// Reads an integer dataset whose type int32 holds exactly (int8 to int32, uint8, uint16); any other type is a
+    /// DatasetError, so callers read wider types with readInt64s and check the range themselves.
+    std::vector<std::int32_t> readInt32s(const std::string& path, int expectedRank) const;
 
     /// Writes a dataset (gzip-compressed and chunked when `compress` and it is large enough).
     void writeDoubles(const std::string& path, std::span<const double> values, std::vector<std::uint64_t> dims,
@@ -58,9 +64,20 @@ public:
         const std::string& path, std::span<const float> values, std::vector<std::uint64_t> dims, bool compress = false);
     void writeUInt64s(const std::string& path, std::span<const std::uint64_t> values, std::vector<std::uint64_t> dims,
         bool compress = false);
+    void writeInt32s(const std::string& path, std::span<const std::int32_t> values, std::vector<std::uint64_t> dims,
+        bool compress = false);
+    void writeInt64s(const std::string& path, std::span<const std::int64_t> values, std::vector<std::uint64_t> dims,
+        bool compress = false);
     void writeStrings(const std::string& path, const std::vector<std::string>& values);
     void writeStringAttribute(const std::string& objectPath, const std::string& name, const std::string& value);
     std::string readStringAttribute(const std::string& objectPath, const std::string& name) const;
+    bool hasAttribute(const std::string& objectPath, const std::string& name) const;
+    /// A numeric attribute's values (any rank, flattened) converted to double; DatasetError naming the object when
+    /// it is missing or not numeric.
+    std::vector<double> readNumericAttribute(const std::string& objectPath, const std::string& name) const;
+    /// Writes a 1-D int64 attribute (numpy's int64 array, as AnnData writes `shape`).
+    void writeInt64Attribute(
+        const std::string& objectPath, const std::string& name, std::span<const std::int64_t> values);
     void createGroup(const std::string& path);
 
     /// Raises a DatasetError naming this file and `place`, for readers built on this class.

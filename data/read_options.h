@@ -9,6 +9,8 @@ namespace ks::data {
 struct ReadOptions {
     bool allowNonFinite = false; ///< keep NaN/Inf instead of rejecting the file
     std::string h5Path; ///< the group or dataset to read from an HDF5 file with several candidates
+    /// A second operand from its own file, for workloads that have one (spmv's x); empty: generated.
+    std::string vectorPath;
     /// Reader settings a workload declares as run parameters (lrv: orientation, zeros, na); keys it does not know
     /// are ignored by the reader (the workload's parameter axes validate them).
     std::map<std::string, std::string> params;

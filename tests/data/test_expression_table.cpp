@@ -27,7 +27,6 @@
 #include <set>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
 #include <utility>
 #include <vector>
 #include <zlib.h>
@@ -974,20 +973,6 @@ TEST(ExpressionDatasetTest, GeneratedDatasetHasItsShape)
 
 // --- a real table: Seurat's pbmc_raw.txt ----------------------------------------------------------------------
 
-/// Runs a shell command with its output going to `log`; returns its exit status (-1 when it did not exit).
-int runLogged(const std::string& command, const std::string& log)
-{
-    const int status = std::system((command + " >" + log + " 2>&1").c_str());
-    return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string tail(const std::string& path, std::size_t chars = 400)
-{
-    std::ifstream in(path);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return text.size() > chars ? text.substr(text.size() - chars) : text;
-}
-
 std::vector<std::string> splitTabs(const std::string& line)
 {
     std::vector<std::string> fields;
@@ -1002,40 +987,12 @@ std::vector<std::string> splitTabs(const std::string& line)
 
 TEST_F(ExpressionTempTest, SeuratPbmcRawFromDebian)
 {
-    // The .deb is cached under the system temporary directory only, so a second run needs no download; a cached
-    // file that dpkg-deb cannot unpack (an interrupted earlier run) is fetched again once.
-    const std::filesystem::path cache = std::filesystem::temp_directory_path() / "ks_data_tests_r_cran_seurat";
-    std::filesystem::create_directories(cache);
-    auto findDeb = [&]() -> std::string {
-        for (const auto& entry : std::filesystem::directory_iterator(cache))
-            if (entry.path().extension() == ".deb" && entry.path().filename().string().rfind("r-cran-seurat_", 0) == 0)
-                return entry.path().string();
-        return {};
-    };
-    const std::string extracted = tempPath("deb");
-    const std::string extractLog = tempPath("extract.log");
-    auto extract = [&](const std::string& deb) {
-        return runLogged("dpkg-deb -x '" + deb + "' '" + extracted + "'", extractLog) == 0;
-    };
-    std::string deb = findDeb();
-    if (!deb.empty() && !extract(deb)) {
-        std::filesystem::remove(deb);
-        deb.clear();
-    }
-    if (deb.empty()) {
-        const std::string log = tempPath("download.log");
-        const int rc = runLogged("cd '" + cache.string()
-                + "' && apt-get -o Acquire::Retries=0 -o Acquire::http::Timeout=30 download r-cran-seurat",
-            log);
-        deb = findDeb();
-        if (rc != 0 || deb.empty())
-            GTEST_SKIP() << "apt-get download r-cran-seurat failed (exit status " << rc
-                         << "; no network or no apt source?): " << tail(log);
-        ASSERT_TRUE(extract(deb)) << tail(extractLog);
-    }
-    const std::string path = extracted + "/usr/lib/R/site-library/Seurat/extdata/pbmc_raw.txt";
+    const test::DebianPackage package = test::fetchDebianPackage("r-cran-seurat", m_dir.string());
+    if (package.root.empty())
+        GTEST_SKIP() << package.skipReason;
+    const std::string path = package.root + "/usr/lib/R/site-library/Seurat/extdata/pbmc_raw.txt";
     if (!std::filesystem::is_regular_file(path))
-        GTEST_SKIP() << deb << " does not ship Seurat/extdata/pbmc_raw.txt";
+        GTEST_SKIP() << package.deb << " does not ship Seurat/extdata/pbmc_raw.txt";
 
     // Count the file ourselves: features as rows, R's write.table form (the header holds only the sample names).
     std::ifstream in(path);

@@ -1,0 +1,879 @@
+// Matrix Market (NIST's "The Matrix Market Exchange Formats: Initial Design", Boisvert, Pozo & Remington 1996) and
+// 10x Genomics MEX folders into CSR, the CSR invariants, and the triplet → CSR conversion every sparse reader uses.
+
+#include "data/dataset_error.h"
+#include "data/host_memory.h"
+#include "data/sparse_matrix.h"
+#include "data/text_file.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string_view>
+#include <utility>
+
+namespace ks::data {
+
+namespace {
+
+enum class MmFormat { Coordinate, Array };
+enum class MmField { Real, Integer, Pattern };
+enum class MmSymmetry { General, Symmetric, SkewSymmetric };
+
+struct MmHeader {
+    MmFormat format = MmFormat::Coordinate;
+    MmField field = MmField::Real;
+    MmSymmetry symmetry = MmSymmetry::General;
+};
+
+constexpr std::string_view kBannerForm = "%%MatrixMarket matrix <coordinate|array> <real|integer|pattern|complex> "
+                                         "<general|symmetric|skew-symmetric|hermitian>";
+
+std::uint64_t saturatingMul(std::uint64_t a, std::uint64_t b)
+{
+    std::uint64_t product = 0;
+    return __builtin_mul_overflow(a, b, &product) ? std::numeric_limits<std::uint64_t>::max() : product;
+}
+
+std::uint64_t saturatingAdd(std::uint64_t a, std::uint64_t b)
+{
+    std::uint64_t sum = 0;
+    return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<std::uint64_t>::max() : sum;
+}
+
+/// Blanks that separate fields: space, tab, and the carriage return of CRLF files (and \v, \f).
+constexpr std::array<bool, 256> kBlank = [] {
+    std::array<bool, 256> table {};
+    for (const unsigned char c : {' ', '\t', '\r', '\v', '\f'})
+        table[c] = true;
+    return table;
+}();
+
+bool isBlank(char c)
+{
+    return kBlank[static_cast<unsigned char>(c)];
+}
+
+bool equalsIgnoringCase(std::string_view a, std::string_view b)
+{
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+        return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+    });
+}
+
+std::string lowerCase(std::string_view s)
+{
+    std::string out(s);
+    for (char& c : out)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+/// The text one line at a time (LF or CRLF), numbered from 1.
+class LineCursor {
+public:
+    explicit LineCursor(std::string_view text)
+        : m_text(text)
+    {
+    }
+
+    bool next(std::string_view& line)
+    {
+        if (m_pos >= m_text.size())
+            return false;
+        const std::size_t end = m_text.find('\n', m_pos);
+        const std::size_t stop = end == std::string_view::npos ? m_text.size() : end;
+        line = m_text.substr(m_pos, stop - m_pos);
+        if (!line.empty() && line.back() == '\r')
+            line.remove_suffix(1);
+        m_pos = end == std::string_view::npos ? m_text.size() : end + 1;
+        ++m_number;
+        return true;
+    }
+
+    std::size_t number() const { return m_number; }
+    std::size_t remainingBytes() const { return m_text.size() - m_pos; }
+
+private:
+    std::string_view m_text;
+    std::size_t m_pos = 0;
+    std::size_t m_number = 0;
+};
+
+/// The next blank-separated token of `line` from `pos` (empty at the end of the line).
+std::string_view nextToken(std::string_view line, std::size_t& pos)
+{
+    while (pos < line.size() && isBlank(line[pos]))
+        ++pos;
+    const std::size_t start = pos;
+    while (pos < line.size() && !isBlank(line[pos]))
+        ++pos;
+    return line.substr(start, pos - start);
+}
+
+std::string quoted(std::string_view token)
+{
+    constexpr std::size_t kShown = 40;
+    if (token.size() > kShown)
+        return "'" + std::string(token.substr(0, kShown)) + "...'";
+    return "'" + std::string(token) + "'";
+}
+
+/// How a token failed to parse as a number.
+enum class NumberStatus { Ok, NotANumber, OutOfRange, NotAnInteger };
+
+NumberStatus parseReal(std::string_view token, double& value)
+{
+    // from_chars takes no '+'; strip it, but not in front of a '-' ("+-1" is not a number).
+    if (token.size() > 1 && token.front() == '+' && token[1] != '-')
+        token.remove_prefix(1);
+    const char* end = token.data() + token.size();
+    const auto [ptr, ec] = std::from_chars(token.data(), end, value);
+    if (ec == std::errc::result_out_of_range && ptr == end) {
+        // from_chars reports underflow too; strtod tells it (a tiny value, kept as its nearest double) from overflow.
+        const std::string copy(token);
+        errno = 0;
+        value = std::strtod(copy.c_str(), nullptr);
+        return std::isinf(value) ? NumberStatus::OutOfRange : NumberStatus::Ok;
+    }
+    if (ec != std::errc() || ptr != end)
+        return NumberStatus::NotANumber;
+    return NumberStatus::Ok;
+}
+
+NumberStatus parseInteger(std::string_view token, std::int64_t& value)
+{
+    if (token.size() > 1 && token.front() == '+' && token[1] != '-')
+        token.remove_prefix(1);
+    const char* end = token.data() + token.size();
+    const auto [ptr, ec] = std::from_chars(token.data(), end, value);
+    if (ec == std::errc() && ptr == end)
+        return NumberStatus::Ok;
+    double asReal = 0;
+    if (parseReal(token, asReal) == NumberStatus::Ok)
+        return ec == std::errc::result_out_of_range && ptr == end ? NumberStatus::OutOfRange
+                                                                  : NumberStatus::NotAnInteger;
+    return NumberStatus::NotANumber;
+}
+
+/// A non-negative integer of the size line or an index (a sign other than "+", junk or 2^64 and beyond fail).
+NumberStatus parseUnsigned(std::string_view token, std::uint64_t& value)
+{
+    if (token.size() > 1 && token.front() == '+')
+        token.remove_prefix(1);
+    const char* end = token.data() + token.size();
+    const auto [ptr, ec] = std::from_chars(token.data(), end, value);
+    if (ec == std::errc::result_out_of_range && ptr == end)
+        return NumberStatus::OutOfRange;
+    if (ec != std::errc() || ptr != end)
+        return NumberStatus::NotANumber;
+    return NumberStatus::Ok;
+}
+
+MmHeader parseBanner(std::string_view line, const std::string& file)
+{
+    const std::string place = linePlace(1);
+    std::size_t pos = 0;
+    const std::string_view first = nextToken(line, pos);
+    if (!equalsIgnoringCase(first, "%%MatrixMarket"))
+        throw DatasetError(
+            file, place, "not a Matrix Market file: the first line must be the banner " + std::string(kBannerForm));
+    std::array<std::string_view, 4> words;
+    std::size_t count = 0;
+    for (std::string_view word = nextToken(line, pos); !word.empty(); word = nextToken(line, pos))
+        if (count++ < words.size())
+            words[count - 1] = word;
+    if (count != 4)
+        throw DatasetError(file, place,
+            "bad banner: " + std::to_string(count)
+                + " words after %%MatrixMarket, expected 4: " + std::string(kBannerForm));
+
+    if (!equalsIgnoringCase(words[0], "matrix"))
+        throw DatasetError(file, place,
+            "bad banner: object " + quoted(words[0]) + " is not supported; only 'matrix' is ("
+                + std::string(kBannerForm) + ")");
+    MmHeader header;
+    const std::string format = lowerCase(words[1]);
+    if (format == "coordinate")
+        header.format = MmFormat::Coordinate;
+    else if (format == "array")
+        header.format = MmFormat::Array;
+    else
+        throw DatasetError(
+            file, place, "bad banner: unknown format " + quoted(words[1]) + "; expected coordinate or array");
+
+    const std::string field = lowerCase(words[2]);
+    if (field == "real" || field == "double") // "double": not in the format, but some writers use it
+        header.field = MmField::Real;
+    else if (field == "integer")
+        header.field = MmField::Integer;
+    else if (field == "pattern")
+        header.field = MmField::Pattern;
+    else if (field == "complex")
+        throw DatasetError(file, place, "complex matrices are not supported (spmv reads real, integer and pattern)");
+    else
+        throw DatasetError(file, place,
+            "bad banner: unknown field " + quoted(words[2]) + "; expected real, integer, pattern or complex");
+
+    const std::string symmetry = lowerCase(words[3]);
+    if (symmetry == "general")
+        header.symmetry = MmSymmetry::General;
+    else if (symmetry == "symmetric")
+        header.symmetry = MmSymmetry::Symmetric;
+    else if (symmetry == "skew-symmetric")
+        header.symmetry = MmSymmetry::SkewSymmetric;
+    else if (symmetry == "hermitian")
+        throw DatasetError(
+            file, place, "hermitian matrices are not supported (spmv reads general, symmetric and skew-symmetric)");
+    else
+        throw DatasetError(file, place,
+            "bad banner: unknown symmetry " + quoted(words[3])
+                + "; expected general, symmetric, skew-symmetric or hermitian");
+
+    if (header.field == MmField::Pattern && header.format == MmFormat::Array)
+        throw DatasetError(file, place, "'pattern' is invalid with the 'array' format: an array stores every value");
+    if (header.field == MmField::Pattern && header.symmetry == MmSymmetry::SkewSymmetric)
+        throw DatasetError(
+            file, place, "'pattern' is invalid with 'skew-symmetric': a pattern has no values to negate");
+    return header;
+}
+
+struct SizeLine {
+    std::uint64_t rows = 0;
+    std::uint64_t cols = 0;
+    std::uint64_t entries = 0; ///< coordinate: the declared entries; array: the values the file must hold
+};
+
+SizeLine parseSizeLine(std::string_view line, const MmHeader& header, const std::string& file, std::size_t lineNumber)
+{
+    const bool coordinate = header.format == MmFormat::Coordinate;
+    const std::string place = linePlace(lineNumber);
+    const char* form = coordinate ? "'rows columns entries' (three non-negative integers) for a coordinate matrix"
+                                  : "'rows columns' (two non-negative integers) for an array";
+    const char* names[] = {"row count", "column count", "entry count"};
+    const std::size_t expected = coordinate ? 3 : 2;
+    std::uint64_t numbers[3] = {0, 0, 0};
+    std::size_t pos = 0;
+    std::size_t count = 0;
+    for (std::string_view token = nextToken(line, pos); !token.empty(); token = nextToken(line, pos), ++count) {
+        if (count >= expected)
+            continue;
+        const NumberStatus status = parseUnsigned(token, numbers[count]);
+        if (status == NumberStatus::OutOfRange)
+            throw DatasetError(file, place,
+                "bad size line: " + std::string(names[count]) + " " + quoted(token) + " does not fit in 64 bits");
+        if (status != NumberStatus::Ok) {
+            std::int64_t negative = 0;
+            if (token.front() == '-' && parseInteger(token, negative) == NumberStatus::Ok)
+                throw DatasetError(
+                    file, place, "bad size line: negative " + std::string(names[count]) + " " + std::string(token));
+            throw DatasetError(file, place,
+                "bad size line: " + std::string(names[count]) + " " + quoted(token)
+                    + " is not a non-negative integer; expected " + form);
+        }
+    }
+    if (count != expected)
+        throw DatasetError(
+            file, place, "bad size line: " + std::to_string(count) + " fields; expected " + std::string(form));
+
+    SizeLine size {numbers[0], numbers[1], numbers[2]};
+    for (int d = 0; d < 2; ++d)
+        if (numbers[d] > kMaxSparseDimension)
+            throw DatasetError(file, place,
+                "the " + std::string(names[d]) + " " + std::to_string(numbers[d]) + " exceeds "
+                    + std::to_string(kMaxSparseDimension) + ", the most a sparse matrix with 32-bit indices holds");
+    if (header.symmetry != MmSymmetry::General && size.rows != size.cols)
+        throw DatasetError(file, place,
+            std::string(header.symmetry == MmSymmetry::Symmetric ? "a symmetric" : "a skew-symmetric")
+                + " matrix must be square, but the size line says " + std::to_string(size.rows) + " × "
+                + std::to_string(size.cols));
+    if (!coordinate) {
+        // M, N < 2^31, so none of these products overflows 64 bits.
+        const std::uint64_t n = size.rows;
+        if (header.symmetry == MmSymmetry::General)
+            size.entries = size.rows * size.cols;
+        else if (header.symmetry == MmSymmetry::Symmetric)
+            size.entries = n * (n + 1) / 2;
+        else
+            size.entries = n == 0 ? 0 : n * (n - 1) / 2;
+    }
+    return size;
+}
+
+/// Coordinate triplets as the reader collects them, 0-based.
+struct Triplets {
+    std::vector<std::int64_t> rows;
+    std::vector<std::int32_t> cols;
+    std::vector<double> values;
+
+    void reserve(std::uint64_t n)
+    {
+        rows.reserve(n);
+        cols.reserve(n);
+        values.reserve(n);
+    }
+    void push(std::uint64_t r, std::uint64_t c, double v)
+    {
+        rows.push_back(static_cast<std::int64_t>(r));
+        cols.push_back(static_cast<std::int32_t>(c));
+        values.push_back(v);
+    }
+};
+
+/// Parses one value token of an entry; throws naming the line and field.
+class ValueParser {
+public:
+    ValueParser(MmField field, const ReadOptions& options, const std::string& file)
+        : m_field(field)
+        , m_options(options)
+        , m_file(file)
+    {
+    }
+
+    double operator()(std::string_view token, std::size_t line, std::size_t column) const
+    {
+        if (m_field == MmField::Integer) {
+            std::int64_t integer = 0;
+            switch (parseInteger(token, integer)) {
+            case NumberStatus::Ok:
+                return static_cast<double>(integer);
+            case NumberStatus::NotAnInteger:
+                throw DatasetError(m_file, linePlace(line, column),
+                    "value " + quoted(token) + " is not an integer, but the banner declares an integer matrix");
+            case NumberStatus::OutOfRange:
+                throw DatasetError(
+                    m_file, linePlace(line, column), "integer value " + quoted(token) + " does not fit in 64 bits");
+            default:
+                throw DatasetError(m_file, linePlace(line, column), "value " + quoted(token) + " is not a number");
+            }
+        }
+        double value = 0;
+        switch (parseReal(token, value)) {
+        case NumberStatus::Ok:
+            break;
+        case NumberStatus::OutOfRange:
+            throw DatasetError(
+                m_file, linePlace(line, column), "value " + quoted(token) + " is out of the range of a double");
+        default:
+            throw DatasetError(m_file, linePlace(line, column), "value " + quoted(token) + " is not a number");
+        }
+        if (!m_options.allowNonFinite && !std::isfinite(value))
+            throw DatasetError(m_file, linePlace(line, column),
+                std::string(std::isnan(value) ? "value NaN" : "an infinite value")
+                    + " (non-finite values are rejected; allow them with --allow-nonfinite)");
+        return value;
+    }
+
+private:
+    MmField m_field;
+    const ReadOptions& m_options;
+    const std::string& m_file;
+};
+
+std::uint64_t parseIndex(std::string_view token, std::uint64_t dimension, const char* what, const std::string& file,
+    std::size_t line, std::size_t column)
+{
+    std::uint64_t index = 0;
+    const NumberStatus status = parseUnsigned(token, index);
+    if (status == NumberStatus::Ok && index >= 1 && index <= dimension)
+        return index - 1;
+    if (status == NumberStatus::NotANumber) {
+        std::int64_t negative = 0;
+        if (parseInteger(token, negative) != NumberStatus::Ok)
+            throw DatasetError(file, linePlace(line, column),
+                std::string(what) + " index " + quoted(token) + " is not a positive integer");
+    }
+    const std::string range = dimension == 0 ? std::string("range: the matrix has no ") + what + "s"
+                                             : "range 1.." + std::to_string(dimension);
+    throw DatasetError(file, linePlace(line, column),
+        std::string(what) + " index " + std::string(token) + " is out of " + range
+            + " (Matrix Market indices are 1-based)");
+}
+
+void readCoordinateEntries(LineCursor& lines, const MmHeader& header, const SizeLine& size, std::size_t sizeLine,
+    const ValueParser& parseValue, const std::string& file, Triplets& triplets, std::uint64_t& mirrored)
+{
+    const bool pattern = header.field == MmField::Pattern;
+    const std::size_t fields = pattern ? 2 : 3;
+    const char* form = pattern ? "(row, column)" : "(row, column, value)";
+    const bool symmetric = header.symmetry != MmSymmetry::General;
+    const bool skew = header.symmetry == MmSymmetry::SkewSymmetric;
+    std::uint64_t found = 0;
+    std::string_view line;
+    while (lines.next(line)) {
+        std::size_t pos = 0;
+        const std::string_view rowToken = nextToken(line, pos);
+        if (rowToken.empty() || rowToken.front() == '%')
+            continue;
+        const std::size_t lineNumber = lines.number();
+        if (found == size.entries)
+            throw DatasetError(file, linePlace(lineNumber),
+                "more entries than the " + std::to_string(size.entries) + " the size line (line "
+                    + std::to_string(sizeLine) + ") declares");
+        const std::string_view colToken = nextToken(line, pos);
+        const std::string_view valueToken = pattern ? std::string_view() : nextToken(line, pos);
+        std::size_t count = colToken.empty() ? 1 : (pattern || !valueToken.empty()) ? fields : 2;
+        if (count == fields)
+            while (!nextToken(line, pos).empty())
+                ++count;
+        if (count != fields) {
+            if (!pattern && count == 2)
+                throw DatasetError(file, linePlace(lineNumber),
+                    std::string("missing value: 2 fields, expected 3 (row, column, value) in ")
+                        + (header.field == MmField::Integer ? "an integer" : "a real") + " matrix");
+            throw DatasetError(file, linePlace(lineNumber),
+                std::to_string(count) + " fields, expected " + std::to_string(fields) + " " + form);
+        }
+        const std::uint64_t r = parseIndex(rowToken, size.rows, "row", file, lineNumber, 1);
+        const std::uint64_t c = parseIndex(colToken, size.cols, "column", file, lineNumber, 2);
+        const double v = pattern ? 1.0 : parseValue(valueToken, lineNumber, 3);
+        if (skew && r == c)
+            throw DatasetError(file, linePlace(lineNumber),
+                "diagonal entry (" + std::to_string(r + 1) + ", " + std::to_string(c + 1)
+                    + ") in a skew-symmetric matrix, whose diagonal is zero and not stored");
+        triplets.push(r, c, v);
+        if (symmetric && r != c) {
+            triplets.push(c, r, skew ? -v : v);
+            ++mirrored;
+        }
+        ++found;
+    }
+    if (found < size.entries)
+        throw DatasetError(file, "end of file",
+            "found " + std::to_string(found) + " entries, but the size line (line " + std::to_string(sizeLine)
+                + ") declares " + std::to_string(size.entries));
+}
+
+void readArrayValues(LineCursor& lines, const MmHeader& header, const SizeLine& size, std::size_t sizeLine,
+    const ValueParser& parseValue, const std::string& file, Triplets& triplets, std::uint64_t& mirrored,
+    std::uint64_t& zeros)
+{
+    const bool symmetric = header.symmetry != MmSymmetry::General;
+    const bool skew = header.symmetry == MmSymmetry::SkewSymmetric;
+    // Column-major; symmetric arrays hold the lower triangle with the diagonal, skew-symmetric ones without it.
+    std::uint64_t r = skew ? 1 : 0;
+    std::uint64_t c = 0;
+    std::uint64_t found = 0;
+    const char* what = header.symmetry == MmSymmetry::General ? ""
+        : skew                                                ? " (the strict lower triangle, column by column)"
+                                                              : " (the lower triangle, column by column)";
+    std::string_view line;
+    while (lines.next(line)) {
+        std::size_t pos = 0;
+        std::size_t column = 0;
+        for (std::string_view token = nextToken(line, pos); !token.empty(); token = nextToken(line, pos)) {
+            if (column == 0 && token.front() == '%')
+                break;
+            ++column;
+            if (found == size.entries)
+                throw DatasetError(file, linePlace(lines.number()),
+                    "more values than the " + std::to_string(size.entries) + " a " + std::to_string(size.rows) + " × "
+                        + std::to_string(size.cols) + " array" + what + " holds (size line " + std::to_string(sizeLine)
+                        + ")");
+            const double v = parseValue(token, lines.number(), column);
+            if (v == 0) {
+                ++zeros;
+            } else {
+                triplets.push(r, c, v);
+                if (symmetric && r != c) {
+                    triplets.push(c, r, skew ? -v : v);
+                    ++mirrored;
+                }
+            }
+            ++found;
+            if (++r == size.rows) {
+                ++c;
+                r = symmetric ? c + (skew ? 1 : 0) : 0;
+            }
+        }
+    }
+    if (found < size.entries)
+        throw DatasetError(file, "end of file",
+            "found " + std::to_string(found) + " values, but a " + std::to_string(size.rows) + " × "
+                + std::to_string(size.cols) + " array" + what + " holds " + std::to_string(size.entries)
+                + " (size line " + std::to_string(sizeLine) + ")");
+}
+
+std::string plural(std::uint64_t n, const char* one, const char* many)
+{
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// --- MEX folders -----------------------------------------------------------------------------------------------
+
+std::string firstExisting(const std::filesystem::path& directory, std::initializer_list<const char*> names)
+{
+    for (const char* name : names) {
+        std::error_code ec;
+        const auto candidate = directory / name;
+        if (std::filesystem::is_regular_file(candidate, ec))
+            return candidate.string();
+    }
+    return {};
+}
+
+/// One name per line of a features/genes/barcodes file: the tab-separated field `preferredField` (0-based) when
+/// the line has it, else the first.
+std::vector<std::string> readNames(const std::string& path, std::size_t preferredField)
+{
+    const std::string text = readTextFile(path);
+    std::vector<std::string> names;
+    LineCursor lines(text);
+    std::string_view line;
+    while (lines.next(line)) {
+        std::size_t start = 0;
+        std::size_t field = 0;
+        std::string_view chosen;
+        for (;;) {
+            const std::size_t tab = line.find('\t', start);
+            const std::string_view piece
+                = line.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start);
+            if (field == 0 || field == preferredField)
+                chosen = piece;
+            if (field == preferredField || tab == std::string_view::npos)
+                break;
+            start = tab + 1;
+            ++field;
+        }
+        names.emplace_back(chosen);
+    }
+    // A final line break ends the last line rather than starting an empty one; blank lines at the very end are
+    // padding, not names.
+    while (!names.empty() && names.back().empty())
+        names.pop_back();
+    return names;
+}
+
+void checkNameCount(const std::vector<std::string>& names, std::uint64_t expected, const std::string& namesFile,
+    const std::string& matrixFile, const char* dimension)
+{
+    if (names.size() != expected)
+        throw DatasetError(namesFile, "",
+            plural(names.size(), "name (line)", "names (lines)") + ", but " + baseName(matrixFile) + " has "
+                + plural(expected, dimension, (std::string(dimension) + "s").c_str()));
+}
+
+} // namespace
+
+// --- CSR -------------------------------------------------------------------------------------------------------
+
+void validateCsr(const CsrMatrix& matrix, const std::string& file)
+{
+    if (matrix.rows > kMaxSparseDimension || matrix.cols > kMaxSparseDimension)
+        throw DatasetError(file, "",
+            "shape " + std::to_string(matrix.rows) + " × " + std::to_string(matrix.cols) + " exceeds "
+                + std::to_string(kMaxSparseDimension) + ", the most a sparse matrix with 32-bit indices holds");
+    if (matrix.rowPtr.size() != matrix.rows + 1)
+        throw DatasetError(file, "",
+            "the row pointers hold " + std::to_string(matrix.rowPtr.size()) + " entries; " + std::to_string(matrix.rows)
+                + " rows need " + std::to_string(matrix.rows + 1));
+    if (matrix.rowPtr[0] != 0)
+        throw DatasetError(
+            file, "row 0", "the row pointers start at " + std::to_string(matrix.rowPtr[0]) + " instead of 0");
+    const std::uint64_t nnz = static_cast<std::uint64_t>(std::max<std::int64_t>(matrix.rowPtr.back(), 0));
+    if (matrix.colIdx.size() != matrix.values.size())
+        throw DatasetError(file, "",
+            std::to_string(matrix.colIdx.size()) + " column indices but " + std::to_string(matrix.values.size())
+                + " values");
+    const std::int32_t cols = static_cast<std::int32_t>(matrix.cols);
+    for (std::uint64_t r = 0; r < matrix.rows; ++r) {
+        const std::int64_t begin = matrix.rowPtr[r];
+        const std::int64_t end = matrix.rowPtr[r + 1];
+        const std::string place = "row " + std::to_string(r);
+        if (end < begin)
+            throw DatasetError(file, place,
+                "the row pointers decrease: rowPtr[" + std::to_string(r) + "] = " + std::to_string(begin) + " > rowPtr["
+                    + std::to_string(r + 1) + "] = " + std::to_string(end));
+        if (static_cast<std::uint64_t>(end) > matrix.colIdx.size())
+            throw DatasetError(file, place,
+                "the row ends at " + std::to_string(end) + ", past the " + std::to_string(matrix.colIdx.size())
+                    + " stored entries");
+        for (std::int64_t k = begin; k < end; ++k) {
+            const std::int32_t c = matrix.colIdx[k];
+            if (c < 0 || c >= cols)
+                throw DatasetError(file, place,
+                    "column index " + std::to_string(c) + " (entry " + std::to_string(k) + ") is outside 0.."
+                        + std::to_string(static_cast<std::int64_t>(cols) - 1));
+            if (k > begin && c <= matrix.colIdx[k - 1])
+                throw DatasetError(file, place,
+                    std::string(c == matrix.colIdx[k - 1] ? "duplicate" : "unsorted") + " column index "
+                        + std::to_string(c) + " (entry " + std::to_string(k) + ") after "
+                        + std::to_string(matrix.colIdx[k - 1]) + "; columns must be strictly ascending within a row");
+        }
+    }
+    if (matrix.colIdx.size() != nnz)
+        throw DatasetError(file, "",
+            "the row pointers end at " + std::to_string(nnz) + " but " + std::to_string(matrix.colIdx.size())
+                + " entries are stored");
+    if (!matrix.rowNames.empty() && matrix.rowNames.size() != matrix.rows)
+        throw DatasetError(file, "",
+            std::to_string(matrix.rowNames.size()) + " row names for " + std::to_string(matrix.rows) + " rows");
+    if (!matrix.colNames.empty() && matrix.colNames.size() != matrix.cols)
+        throw DatasetError(file, "",
+            std::to_string(matrix.colNames.size()) + " column names for " + std::to_string(matrix.cols) + " columns");
+}
+
+CsrMatrix csrFromTriplets(std::uint64_t rows, std::uint64_t cols, std::vector<std::int64_t>& rowIdx,
+    std::vector<std::int32_t>& colIdx, std::vector<double>& values, std::uint64_t* duplicates)
+{
+    const std::size_t n = rowIdx.size();
+    if (colIdx.size() != n || values.size() != n)
+        throw std::logic_error("csrFromTriplets: row, column and value arrays differ in length");
+    if (rows > kMaxSparseDimension || cols > kMaxSparseDimension)
+        throw std::logic_error("csrFromTriplets: shape beyond 32-bit indices");
+
+    CsrMatrix m;
+    m.rows = rows;
+    m.cols = cols;
+    m.rowPtr.assign(rows + 1, 0);
+    // Counting sort by row (stable, so entries of a row keep their file order).
+    for (std::size_t k = 0; k < n; ++k) {
+        const std::int64_t r = rowIdx[k];
+        const std::int32_t c = colIdx[k];
+        if (r < 0 || static_cast<std::uint64_t>(r) >= rows || c < 0 || static_cast<std::uint64_t>(c) >= cols)
+            throw std::logic_error("csrFromTriplets: triplet " + std::to_string(k) + " (" + std::to_string(r) + ", "
+                + std::to_string(c) + ") is outside the " + std::to_string(rows) + " × " + std::to_string(cols)
+                + " matrix");
+        ++m.rowPtr[static_cast<std::size_t>(r) + 1];
+    }
+    for (std::uint64_t r = 0; r < rows; ++r)
+        m.rowPtr[r + 1] += m.rowPtr[r];
+    m.colIdx.resize(n);
+    m.values.resize(n);
+    {
+        std::vector<std::int64_t> cursor(m.rowPtr.begin(), m.rowPtr.end() - 1);
+        for (std::size_t k = 0; k < n; ++k) {
+            const std::int64_t p = cursor[static_cast<std::size_t>(rowIdx[k])]++;
+            m.colIdx[p] = colIdx[k];
+            m.values[p] = values[k];
+        }
+    }
+    // The triplets are consumed: their memory goes back before the rows are sorted.
+    std::vector<std::int64_t>().swap(rowIdx);
+    std::vector<std::int32_t>().swap(colIdx);
+    std::vector<double>().swap(values);
+
+    // Sort each row by column (stable: duplicates are summed in file order), then sum duplicates while compacting.
+    std::vector<std::pair<std::int32_t, double>> scratch;
+    std::uint64_t summed = 0;
+    std::int64_t write = 0;
+    std::int64_t begin = 0;
+    for (std::uint64_t r = 0; r < rows; ++r) {
+        const std::int64_t end = m.rowPtr[r + 1];
+        const auto first = m.colIdx.begin() + begin;
+        const auto last = m.colIdx.begin() + end;
+        if (!std::is_sorted(first, last)) {
+            if (end - begin <= 32) {
+                // Insertion sort: stable, in place, and the fastest for the short rows most matrices have.
+                for (std::int64_t k = begin + 1; k < end; ++k) {
+                    const std::int32_t c = m.colIdx[k];
+                    const double v = m.values[k];
+                    std::int64_t j = k;
+                    for (; j > begin && m.colIdx[j - 1] > c; --j) {
+                        m.colIdx[j] = m.colIdx[j - 1];
+                        m.values[j] = m.values[j - 1];
+                    }
+                    m.colIdx[j] = c;
+                    m.values[j] = v;
+                }
+            } else {
+                scratch.clear();
+                for (std::int64_t k = begin; k < end; ++k)
+                    scratch.emplace_back(m.colIdx[k], m.values[k]);
+                std::stable_sort(
+                    scratch.begin(), scratch.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+                for (std::int64_t k = begin; k < end; ++k) {
+                    m.colIdx[k] = scratch[k - begin].first;
+                    m.values[k] = scratch[k - begin].second;
+                }
+            }
+        }
+        const std::int64_t rowStart = write;
+        for (std::int64_t k = begin; k < end; ++k) {
+            if (write > rowStart && m.colIdx[write - 1] == m.colIdx[k]) {
+                m.values[write - 1] += m.values[k];
+                ++summed;
+                continue;
+            }
+            m.colIdx[write] = m.colIdx[k];
+            m.values[write] = m.values[k];
+            ++write;
+        }
+        begin = end;
+        m.rowPtr[r + 1] = write;
+    }
+    if (summed > 0) {
+        m.colIdx.resize(static_cast<std::size_t>(write));
+        m.values.resize(static_cast<std::size_t>(write));
+        m.colIdx.shrink_to_fit();
+        m.values.shrink_to_fit();
+    }
+    if (duplicates)
+        *duplicates = summed;
+    return m;
+}
+
+// --- Matrix Market ---------------------------------------------------------------------------------------------
+
+CsrMatrix readMatrixMarket(const std::string& path, const ReadOptions& options)
+{
+    std::string text = readTextFile(path);
+    std::string_view view = text;
+    if (view.substr(0, 3) == "\xEF\xBB\xBF")
+        view.remove_prefix(3);
+    LineCursor lines(view);
+    std::string_view line;
+    if (std::all_of(view.begin(), view.end(), [](char c) { return isBlank(c) || c == '\n'; }))
+        throw DatasetError(path, "", "empty file: no %%MatrixMarket banner");
+    lines.next(line);
+    const MmHeader header = parseBanner(line, path);
+
+    bool haveSizeLine = false;
+    while (lines.next(line)) {
+        std::size_t pos = 0;
+        const std::string_view first = nextToken(line, pos);
+        if (first.empty() || first.front() == '%')
+            continue;
+        haveSizeLine = true;
+        break;
+    }
+    if (!haveSizeLine)
+        throw DatasetError(path, "end of file", "no size line after the banner");
+    const std::size_t sizeLine = lines.number();
+    const SizeLine size = parseSizeLine(line, header, path, sizeLine);
+
+    // Validate before allocating: the triplets (8 + 4 + 8 bytes), then the CSR (4 + 8 per entry, two row-pointer
+    // arrays) — each entry of a symmetric file may become two.
+    const bool symmetric = header.symmetry != MmSymmetry::General;
+    const std::uint64_t stored = header.format == MmFormat::Array ? saturatingMul(size.rows, size.cols) : size.entries;
+    const std::uint64_t expanded
+        = header.format == MmFormat::Coordinate && symmetric ? saturatingMul(size.entries, 2) : stored;
+    const std::uint64_t bytes
+        = saturatingAdd(saturatingMul(expanded, 8 + 4 + 8 + 4 + 8), saturatingMul(saturatingAdd(size.rows, 1), 2 * 8));
+    std::string what = header.format == MmFormat::Coordinate
+        ? "the " + std::to_string(size.entries) + " entries the size line declares"
+            + (symmetric ? " (up to " + std::to_string(expanded) + " after expanding the symmetry)" : "")
+        : "a " + std::to_string(size.rows) + " × " + std::to_string(size.cols) + " array";
+    requireHostMemory(bytes, path, linePlace(sizeLine), what);
+
+    // Reserve no more than the rest of the text can hold, so a truncated file cannot make us allocate its promise:
+    // an entry takes at least 4 bytes ("1 1\n"), an array value 2 ("1\n").
+    Triplets triplets;
+    const std::uint64_t holdable = lines.remainingBytes() / (header.format == MmFormat::Coordinate ? 4 : 2) + 1;
+    triplets.reserve(std::min(std::min(size.entries, holdable) * (symmetric ? 2 : 1), expanded));
+
+    const ValueParser parseValue(header.field, options, path);
+    std::uint64_t mirrored = 0;
+    std::uint64_t zeros = 0;
+    if (header.format == MmFormat::Coordinate)
+        readCoordinateEntries(lines, header, size, sizeLine, parseValue, path, triplets, mirrored);
+    else
+        readArrayValues(lines, header, size, sizeLine, parseValue, path, triplets, mirrored, zeros);
+    std::string().swap(text);
+
+    std::uint64_t duplicates = 0;
+    CsrMatrix matrix
+        = csrFromTriplets(size.rows, size.cols, triplets.rows, triplets.cols, triplets.values, &duplicates);
+    matrix.storedType = header.field == MmField::Real ? "float64"
+        : header.field == MmField::Integer            ? "integer"
+                                                      : "pattern";
+    if (header.symmetry == MmSymmetry::Symmetric)
+        matrix.notes.push_back(
+            "symmetric: expanded to the full matrix (" + plural(mirrored, "mirrored entry", "mirrored entries") + ")");
+    else if (header.symmetry == MmSymmetry::SkewSymmetric)
+        matrix.notes.push_back("skew-symmetric: expanded to the full matrix ("
+            + plural(mirrored, "mirrored entry", "mirrored entries") + ", negated)");
+    if (duplicates > 0)
+        matrix.notes.push_back(plural(duplicates, "duplicate entry", "duplicate entries") + " summed");
+    if (zeros > 0)
+        matrix.notes.push_back(
+            "array: " + plural(zeros, "zero value", "zero values") + " left out of the sparse structure");
+    return matrix;
+}
+
+void writeMatrixMarket(const std::string& path, const CsrMatrix& matrix)
+{
+    validateCsr(matrix, path);
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::fopen(path.c_str(), "wb"), std::fclose);
+    if (!out)
+        throw DatasetError(path, "", std::string("cannot open for writing: ") + std::strerror(errno));
+    std::string buffer;
+    constexpr std::size_t kFlushAt = 1 << 20;
+    buffer.reserve(kFlushAt + 128);
+    auto flush = [&] {
+        if (!buffer.empty() && std::fwrite(buffer.data(), 1, buffer.size(), out.get()) != buffer.size())
+            throw DatasetError(path, "", std::string("write failed: ") + std::strerror(errno));
+        buffer.clear();
+    };
+    buffer += "%%MatrixMarket matrix coordinate real general\n% written by KernelScope\n";
+    buffer
+        += std::to_string(matrix.rows) + " " + std::to_string(matrix.cols) + " " + std::to_string(matrix.nnz()) + "\n";
+    char entry[96];
+    for (std::uint64_t r = 0; r < matrix.rows; ++r)
+        for (std::int64_t k = matrix.rowPtr[r]; k < matrix.rowPtr[r + 1]; ++k) {
+            const int length = std::snprintf(entry, sizeof entry, "%llu %d %.17g\n",
+                static_cast<unsigned long long>(r + 1), matrix.colIdx[k] + 1, matrix.values[k]);
+            buffer.append(entry, static_cast<std::size_t>(length));
+            if (buffer.size() >= kFlushAt)
+                flush();
+        }
+    flush();
+    std::FILE* file = out.release();
+    if (std::fclose(file) != 0)
+        throw DatasetError(path, "", std::string("write failed: ") + std::strerror(errno));
+}
+
+// --- 10x Genomics MEX ------------------------------------------------------------------------------------------
+
+bool isMexFolder(const std::string& path)
+{
+    std::error_code ec;
+    if (!std::filesystem::is_directory(path, ec))
+        return false;
+    return !firstExisting(path, {"matrix.mtx", "matrix.mtx.gz"}).empty();
+}
+
+CsrMatrix readMexFolder(const std::string& directory, const ReadOptions& options)
+{
+    std::error_code ec;
+    if (!std::filesystem::is_directory(directory, ec))
+        throw DatasetError(directory, "", "not a directory (a 10x Genomics MEX folder was expected)");
+    const std::string matrixFile = firstExisting(directory, {"matrix.mtx", "matrix.mtx.gz"});
+    if (matrixFile.empty())
+        throw DatasetError(directory, "",
+            "no matrix.mtx or matrix.mtx.gz: a 10x Genomics MEX folder holds matrix.mtx, features.tsv (or genes.tsv) "
+            "and barcodes.tsv, each optionally gzipped");
+    CsrMatrix matrix = readMatrixMarket(matrixFile, options);
+
+    const std::string featuresFile
+        = firstExisting(directory, {"features.tsv", "features.tsv.gz", "genes.tsv", "genes.tsv.gz"});
+    if (featuresFile.empty()) {
+        matrix.notes.push_back("no features.tsv or genes.tsv: rows are unnamed");
+    } else {
+        // Cell Ranger writes "id<TAB>name<TAB>type" (genes.tsv: "id<TAB>name"): the name is the second field.
+        std::vector<std::string> names = readNames(featuresFile, 1);
+        checkNameCount(names, matrix.rows, featuresFile, matrixFile, "row");
+        matrix.rowNames = std::move(names);
+    }
+    const std::string barcodesFile = firstExisting(directory, {"barcodes.tsv", "barcodes.tsv.gz"});
+    if (barcodesFile.empty()) {
+        matrix.notes.push_back("no barcodes.tsv: columns are unnamed");
+    } else {
+        std::vector<std::string> names = readNames(barcodesFile, 0);
+        checkNameCount(names, matrix.cols, barcodesFile, matrixFile, "column");
+        matrix.colNames = std::move(names);
+    }
+    return matrix;
+}
+
+} // namespace ks::data
