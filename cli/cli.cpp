@@ -209,6 +209,7 @@ struct RunArgs {
     std::string variants = "all";
     std::string input;
     std::string h5Path;
+    std::string vector;
     std::string generate;
     std::string sizes;
     std::vector<std::string> params;
@@ -258,10 +259,13 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
             data::ReadOptions readOptions;
             readOptions.allowNonFinite = a.allowNonFinite;
             readOptions.h5Path = a.h5Path;
+            readOptions.vectorPath = a.vector;
             readOptions.params = request.params;
             request.dataset = workload->load(a.input, readOptions);
         } else if (!a.h5Path.empty()) {
             throw ParameterError("--h5-path needs --input");
+        } else if (!a.vector.empty()) {
+            throw ParameterError("--vector needs --input (a generated matrix comes with its own x)");
         }
         validateSweep(request);
         const std::size_t variantCount
@@ -366,6 +370,9 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     run->add_option("--variant,-v", r.variants, "Variant ids, comma-separated, or all")->capture_default_str();
     auto* input = run->add_option("--input,-i", r.input, "Dataset file");
     run->add_option("--h5-path", r.h5Path, "Group or dataset to read from an HDF5 file with several candidates");
+    run->add_option("--vector", r.vector,
+        "Second operand file for workloads that multiply by one (spmv's x: one value per line, or an HDF5 1-D "
+        "dataset); default: generated from a seed");
     auto* generate = run->add_option("--generate,-g", r.generate, "Generator parameters key=value,... (see list)");
     input->excludes(generate);
     run->add_option("--sizes,-s", r.sizes, "Sizes to sweep: N,N,... (2^K, 1e6 and A..B doubling accepted)");

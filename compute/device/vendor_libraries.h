@@ -7,5 +7,7 @@ namespace ks::device {
 /// Empty when cuBLAS can be loaded (it is opened at run time, so the app itself needs only the NVIDIA driver);
 /// otherwise why not.
 std::string cublasUnavailableReason();
+/// The same for cuSPARSE.
+std::string cusparseUnavailableReason();
 
 } // namespace ks::device

@@ -2,6 +2,7 @@
 #include "compute/core/registry.h"
 #include "compute/workloads/linreg/linreg.h"
 #include "compute/workloads/lrv/lrv.h"
+#include "compute/workloads/spmv/spmv.h"
 
 namespace ks {
 
@@ -9,6 +10,7 @@ void registerAllWorkloads(Registry& registry)
 {
     linreg::registerLinreg(registry);
     lrv::registerLrv(registry);
+    spmv::registerSpmv(registry);
 }
 
 } // namespace ks

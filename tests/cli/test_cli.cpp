@@ -119,6 +119,29 @@ TEST_F(Cli, RunsOnAFileAndSweepsPrefixesOfIt)
     EXPECT_NE(m_err.str().find("outside the loaded dataset"), std::string::npos) << m_err.str();
 }
 
+TEST_F(Cli, SpmvReadsAMatrixAndItsVectorAndWritesY)
+{
+    // A = [[1 0 2] [0 0 0] [−1 3 0]] with x = (1, 10, 100): y = (201, 0, 29).
+    std::ofstream(path("a.mtx"))
+        << "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 1 1\n1 3 2\n3 1 -1\n3 2 3\n";
+    std::ofstream(path("x.txt")) << "1\n10\n100\n";
+    EXPECT_EQ(cli({"run", "-w", "spmv", "-v", "reference", "-i", path("a.mtx"), "--vector", path("x.txt"), "--min-reps",
+                  "2", "--max-reps", "3", "-o", path("y.csv"), "--no-calibrate", "-q"}),
+        kExitOk)
+        << m_err.str();
+    const auto y = csvRows(path("y.csv"));
+    ASSERT_EQ(y.size(), 4u);
+    EXPECT_EQ(y[0].fields[0], "y");
+    EXPECT_EQ(std::stod(y[1].fields.back()), 201.0);
+    EXPECT_EQ(std::stod(y[2].fields.back()), 0.0);
+    EXPECT_EQ(std::stod(y[3].fields.back()), 29.0);
+
+    std::ofstream(path("short.txt")) << "1\n2\n";
+    EXPECT_EQ(cli({"run", "-w", "spmv", "-i", path("a.mtx"), "--vector", path("short.txt"), "--no-calibrate", "-q"}),
+        kExitBadInput);
+    EXPECT_NE(m_err.str().find("short.txt"), std::string::npos) << m_err.str();
+}
+
 TEST_F(Cli, BadInputExitsTwoWithOneLine)
 {
     struct Case {
@@ -127,7 +150,7 @@ TEST_F(Cli, BadInputExitsTwoWithOneLine)
     };
     std::ofstream(path("bad.csv")) << "x,y\n1,2\n3,oops\n";
     const std::vector<Case> cases {
-        {{"run", "-w", "nope"}, "unknown workload 'nope' (known: linreg, lrv)"},
+        {{"run", "-w", "nope"}, "unknown workload 'nope' (known: linreg, lrv, spmv)"},
         {{"run", "-w", "linreg", "-v", "warp_drive"}, "unknown variant 'warp_drive'"},
         {{"run", "-w", "linreg", "-p", "precision=f16"}, "precision=f16 is not one of: f64, f32"},
         {{"run", "-w", "linreg", "-p", "bogus=1"}, "unknown parameter 'bogus'"},
@@ -138,6 +161,7 @@ TEST_F(Cli, BadInputExitsTwoWithOneLine)
         {{"run", "-w", "linreg", "-i", path("bad.csv")}, "bad.csv: line 3, column 2: 'oops' is not a number"},
         {{"run", "-w", "linreg", "-i", path("bad.csv"), "-g", "n=3"}, "excludes"},
         {{"run", "-w", "linreg", "--h5-path", "/x"}, "--h5-path needs --input"},
+        {{"run", "-w", "spmv", "--vector", path("x.txt")}, "--vector needs --input"},
         {{"run", "-w", "linreg", "-o", path("o.csv")}, "--output saves one variant's result"},
         {{"run", "-w", "linreg", "--min-reps", "5", "--max-reps", "2"}, "run options"},
         {{"frobnicate"}, "error:"},

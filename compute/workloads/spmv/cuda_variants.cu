@@ -1,0 +1,654 @@
+// Hand-written CUDA variants of spmv: the seed's scalar, vector and adaptive kernels, its row binning (strategy 2)
+// and ELL (strategy 4); beyond the seed, sub-warp rows with a width chosen from the mean row length, and a
+// merge-path load balance (Merrill & Garland 2016) that is indifferent to how the non-zeros are spread over rows.
+#include "compute/workloads/spmv/spmv_device.cuh"
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+namespace ks::spmv::gpu {
+
+namespace {
+
+/// Sum over the lanes of a group of `Width` consecutive lanes; every lane of the warp must call it together.
+template <int Width, class T> __device__ __forceinline__ T groupSum(T value)
+{
+#pragma unroll
+    for (int offset = Width / 2; offset > 0; offset >>= 1)
+        value += __shfl_down_sync(0xffffffffu, value, offset, Width);
+    return value;
+}
+
+/// Σ_k val[k]·x[col[k]] over k = begin + first, begin + first + step, … < end.
+template <class T>
+__device__ __forceinline__ T partialRow(const int* __restrict__ col, const T* __restrict__ val, const T* __restrict__ x,
+    int begin, int end, int first, int step)
+{
+    T sum = 0;
+    for (int k = begin + first; k < end; k += step)
+        sum += val[k] * x[col[k]];
+    return sum;
+}
+
+unsigned blocksFor(std::uint64_t threads, int blockSize)
+{
+    return static_cast<unsigned>(std::max<std::uint64_t>(1, (threads + blockSize - 1) / blockSize));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// scalar (the seed's): a thread per row.
+
+struct ScalarPolicy {
+    static constexpr int kThreads = 256;
+};
+
+template <class T>
+__global__ void __launch_bounds__(ScalarPolicy::kThreads) scalarKernel(int rows, const int* __restrict__ rowPtr,
+    const int* __restrict__ col, const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y)
+{
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long row = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; row < rows; row += stride)
+        y[row] = partialRow(col, val, x, rowPtr[row], rowPtr[row + 1], 0, 1);
+}
+
+template <class T> class ScalarRun final : public SpmvDeviceRun<T> {
+public:
+    explicit ScalarRun(const data::SparseSystem& system)
+        : SpmvDeviceRun<T>(system, 0)
+    {
+    }
+    void run() override
+    {
+        if (this->m_rows == 0)
+            return;
+        scalarKernel<T><<<blocksFor(this->m_rows, ScalarPolicy::kThreads), ScalarPolicy::kThreads, 0, this->stream()>>>(
+            this->m_rows, this->m_rowPtr.data(), this->m_colIdx.data(), this->m_values.data(), this->m_x.data(),
+            this->m_y.data());
+        KS_CUDA_CHECK_LAUNCH("scalarKernel");
+    }
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// vector (the seed's, Width = 32) and sub-warp rows: a group of Width lanes per row, strided over the row's
+// non-zeros, then a shuffle reduction. The loop runs warp-uniformly (a warp takes 32 / Width consecutive rows per
+// step), so every lane reaches the shuffles.
+
+struct SubwarpPolicy {
+    static constexpr int kThreads = 256;
+};
+
+template <class T, int Width>
+__global__ void __launch_bounds__(SubwarpPolicy::kThreads) subwarpKernel(int rows, const int* __restrict__ rowPtr,
+    const int* __restrict__ col, const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y)
+{
+    constexpr int kRowsPerWarp = 32 / Width;
+    const int lane = threadIdx.x % Width;
+    const int group = (threadIdx.x % 32) / Width;
+    const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+    const long long warps = static_cast<long long>(gridDim.x) * blockDim.x / 32;
+    for (long long base = warp * kRowsPerWarp; base < rows; base += warps * kRowsPerWarp) {
+        const long long row = base + group;
+        T sum = 0;
+        if (row < rows)
+            sum = partialRow(col, val, x, rowPtr[row], rowPtr[row + 1], lane, Width);
+        sum = groupSum<Width>(sum);
+        if (lane == 0 && row < rows)
+            y[row] = sum;
+    }
+}
+
+/// The sub-warp width for a mean row length: half the mean rounded to an integer, then up to a power of two, within
+/// [2, 32] — each lane takes about two non-zeros of a typical row.
+int subwarpWidth(double meanLength)
+{
+    const auto half = static_cast<unsigned>(std::max(1.0, std::round(meanLength / 2.0)));
+    return static_cast<int>(std::clamp(std::bit_ceil(half), 2u, 32u));
+}
+
+template <class T> class SubwarpRun final : public SpmvDeviceRun<T> {
+public:
+    SubwarpRun(const data::SparseSystem& system, int width)
+        : SpmvDeviceRun<T>(system, 0)
+        , m_width(width)
+    {
+    }
+    void run() override
+    {
+        if (this->m_rows == 0)
+            return;
+        switch (m_width) {
+        case 2:
+            launch<2>();
+            break;
+        case 4:
+            launch<4>();
+            break;
+        case 8:
+            launch<8>();
+            break;
+        case 16:
+            launch<16>();
+            break;
+        default:
+            launch<32>();
+            break;
+        }
+    }
+    std::string note() const override
+    {
+        return m_width == 32 ? std::string() : std::to_string(m_width) + " lanes per row";
+    }
+
+private:
+    template <int Width> void launch()
+    {
+        const std::uint64_t threads = static_cast<std::uint64_t>(this->m_rows) * Width;
+        subwarpKernel<T, Width>
+            <<<blocksFor(threads, SubwarpPolicy::kThreads), SubwarpPolicy::kThreads, 0, this->stream()>>>(this->m_rows,
+                this->m_rowPtr.data(), this->m_colIdx.data(), this->m_values.data(), this->m_x.data(),
+                this->m_y.data());
+        KS_CUDA_CHECK_LAUNCH("subwarpKernel");
+    }
+    int m_width;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// adaptive (the seed's): a warp per row; a row of at most 32 non-zeros is summed by lane 0 alone (the seed's
+// "scalar" branch), a longer one by the whole warp with a shuffle reduction. The branch is warp-uniform.
+
+struct AdaptivePolicy {
+    static constexpr int kThreads = 256;
+    static constexpr int kScalarMax = 32;
+};
+
+template <class T>
+__global__ void __launch_bounds__(AdaptivePolicy::kThreads) adaptiveKernel(int rows, const int* __restrict__ rowPtr,
+    const int* __restrict__ col, const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y)
+{
+    const int lane = threadIdx.x % 32;
+    const long long warps = static_cast<long long>(gridDim.x) * blockDim.x / 32;
+    for (long long row = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32; row < rows;
+         row += warps) {
+        const int begin = rowPtr[row];
+        const int end = rowPtr[row + 1];
+        if (end - begin <= AdaptivePolicy::kScalarMax) {
+            if (lane == 0)
+                y[row] = partialRow(col, val, x, begin, end, 0, 1);
+        } else {
+            const T sum = groupSum<32>(partialRow(col, val, x, begin, end, lane, 32));
+            if (lane == 0)
+                y[row] = sum;
+        }
+    }
+}
+
+template <class T> class AdaptiveRun final : public SpmvDeviceRun<T> {
+public:
+    explicit AdaptiveRun(const data::SparseSystem& system)
+        : SpmvDeviceRun<T>(system, 0)
+    {
+    }
+    void run() override
+    {
+        if (this->m_rows == 0)
+            return;
+        const std::uint64_t threads = static_cast<std::uint64_t>(this->m_rows) * 32;
+        adaptiveKernel<T>
+            <<<blocksFor(threads, AdaptivePolicy::kThreads), AdaptivePolicy::kThreads, 0, this->stream()>>>(
+                this->m_rows, this->m_rowPtr.data(), this->m_colIdx.data(), this->m_values.data(), this->m_x.data(),
+                this->m_y.data());
+        KS_CUDA_CHECK_LAUNCH("adaptiveKernel");
+    }
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// row_binning (the seed's strategy 2): rows sorted into bins by length once, at prepare — short rows (up to 8
+// non-zeros, empty ones included) a thread each, medium (9–64) a warp each, long (65 and more) a block each.
+
+struct BinningPolicy {
+    static constexpr int kShortMax = 8;
+    static constexpr int kMediumMax = 64;
+    static constexpr int kThreads = 256; ///< all three kernels; the long-row kernel's block per row
+};
+
+template <class T>
+__global__ void __launch_bounds__(BinningPolicy::kThreads)
+    binThreadKernel(int count, const int* __restrict__ list, const int* __restrict__ rowPtr,
+        const int* __restrict__ col, const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y)
+{
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < count) {
+        const int row = list[i];
+        y[row] = partialRow(col, val, x, rowPtr[row], rowPtr[row + 1], 0, 1);
+    }
+}
+
+template <class T>
+__global__ void __launch_bounds__(BinningPolicy::kThreads)
+    binWarpKernel(int count, const int* __restrict__ list, const int* __restrict__ rowPtr, const int* __restrict__ col,
+        const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y)
+{
+    const long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+    if (i >= count)
+        return; // warp-uniform
+    const int lane = threadIdx.x % 32;
+    const int row = list[i];
+    const T sum = groupSum<32>(partialRow(col, val, x, rowPtr[row], rowPtr[row + 1], lane, 32));
+    if (lane == 0)
+        y[row] = sum;
+}
+
+template <class T>
+__global__ void __launch_bounds__(BinningPolicy::kThreads)
+    binBlockKernel(const int* __restrict__ list, const int* __restrict__ rowPtr, const int* __restrict__ col,
+        const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y)
+{
+    __shared__ T warpSums[BinningPolicy::kThreads / 32];
+    const int row = list[blockIdx.x];
+    T sum = groupSum<32>(partialRow(col, val, x, rowPtr[row], rowPtr[row + 1], threadIdx.x, BinningPolicy::kThreads));
+    if (threadIdx.x % 32 == 0)
+        warpSums[threadIdx.x / 32] = sum;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        sum = threadIdx.x < BinningPolicy::kThreads / 32 ? warpSums[threadIdx.x] : T(0);
+        sum = groupSum<32>(sum);
+        if (threadIdx.x == 0)
+            y[row] = sum;
+    }
+}
+
+template <class T> class RowBinningRun final : public SpmvDeviceRun<T> {
+public:
+    explicit RowBinningRun(const data::SparseSystem& system)
+        : SpmvDeviceRun<T>(system, system.matrix.rows * sizeof(int))
+    {
+        const auto start = std::chrono::steady_clock::now();
+        std::vector<int> bins[3];
+        const auto& a = system.matrix;
+        for (std::uint64_t row = 0; row < a.rows; ++row) {
+            const auto length = a.rowPtr[row + 1] - a.rowPtr[row];
+            const int bin = length <= BinningPolicy::kShortMax ? 0 : length <= BinningPolicy::kMediumMax ? 1 : 2;
+            bins[bin].push_back(static_cast<int>(row));
+        }
+        std::vector<int> all;
+        all.reserve(a.rows);
+        for (int b = 0; b < 3; ++b) {
+            m_count[b] = static_cast<int>(bins[b].size());
+            m_offset[b] = static_cast<int>(all.size());
+            all.insert(all.end(), bins[b].begin(), bins[b].end());
+        }
+        m_binningMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        m_lists = device::DeviceBuffer<int>(all.size());
+        this->timedUpload([&] { m_lists.uploadAsync(all, this->stream()); });
+    }
+    void run() override
+    {
+        const int* lists = m_lists.data();
+        if (m_count[0] > 0) {
+            binThreadKernel<T>
+                <<<blocksFor(m_count[0], BinningPolicy::kThreads), BinningPolicy::kThreads, 0, this->stream()>>>(
+                    m_count[0], lists + m_offset[0], this->m_rowPtr.data(), this->m_colIdx.data(),
+                    this->m_values.data(), this->m_x.data(), this->m_y.data());
+            KS_CUDA_CHECK_LAUNCH("binThreadKernel");
+        }
+        if (m_count[1] > 0) {
+            binWarpKernel<T><<<blocksFor(static_cast<std::uint64_t>(m_count[1]) * 32, BinningPolicy::kThreads),
+                BinningPolicy::kThreads, 0, this->stream()>>>(m_count[1], lists + m_offset[1], this->m_rowPtr.data(),
+                this->m_colIdx.data(), this->m_values.data(), this->m_x.data(), this->m_y.data());
+            KS_CUDA_CHECK_LAUNCH("binWarpKernel");
+        }
+        if (m_count[2] > 0) {
+            binBlockKernel<T><<<static_cast<unsigned>(m_count[2]), BinningPolicy::kThreads, 0, this->stream()>>>(
+                lists + m_offset[2], this->m_rowPtr.data(), this->m_colIdx.data(), this->m_values.data(),
+                this->m_x.data(), this->m_y.data());
+            KS_CUDA_CHECK_LAUNCH("binBlockKernel");
+        }
+    }
+    std::string note() const override
+    {
+        char text[160];
+        std::snprintf(text, sizeof text, "bins of %d short, %d medium, %d long rows; binning %.1f ms at prepare",
+            m_count[0], m_count[1], m_count[2], m_binningMs);
+        return text;
+    }
+
+private:
+    device::DeviceBuffer<int> m_lists;
+    int m_count[3] = {};
+    int m_offset[3] = {};
+    double m_binningMs = 0.0;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// ell (the seed's strategy 4): every row padded to the longest, stored column-major so consecutive threads read
+// consecutive slots; a thread per row. Converted once at prepare; skipped where padding would more than triple the
+// stored entries (ELL is for regular matrices).
+
+struct EllPolicy {
+    static constexpr int kThreads = 256;
+    static constexpr double kMaxPadding = 3.0; ///< stored slots / non-zeros beyond which the variant skips
+};
+
+template <class T>
+__global__ void __launch_bounds__(EllPolicy::kThreads) ellKernel(int rows, int width, const int* __restrict__ cols,
+    const T* __restrict__ vals, const T* __restrict__ x, T* __restrict__ y)
+{
+    const long long row = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (row >= rows)
+        return;
+    T sum = 0;
+    for (int k = 0; k < width; ++k) {
+        const std::size_t slot = static_cast<std::size_t>(k) * rows + row;
+        const int c = cols[slot];
+        if (c < 0)
+            break; // padding follows a row's entries
+        sum += vals[slot] * x[c];
+    }
+    y[row] = sum;
+}
+
+std::uint64_t longestRow(const data::CsrMatrix& a)
+{
+    std::uint64_t longest = 0;
+    for (std::uint64_t row = 0; row < a.rows; ++row)
+        longest = std::max<std::uint64_t>(longest, static_cast<std::uint64_t>(a.rowPtr[row + 1] - a.rowPtr[row]));
+    return longest;
+}
+
+template <class T> class EllRun final : public SpmvDeviceRun<T> {
+public:
+    EllRun(const data::SparseSystem& system, std::uint64_t width)
+        : SpmvDeviceRun<T>(system, width * system.matrix.rows * (sizeof(int) + sizeof(T)))
+        , m_width(static_cast<int>(width))
+    {
+        const auto start = std::chrono::steady_clock::now();
+        const auto& a = system.matrix;
+        const HostOperands<T> in(system);
+        const std::size_t slots = width * a.rows;
+        std::vector<int> cols(slots, -1);
+        std::vector<T> vals(slots, T(0));
+        for (std::uint64_t row = 0; row < a.rows; ++row)
+            for (auto k = a.rowPtr[row]; k < a.rowPtr[row + 1]; ++k) {
+                const std::size_t slot = static_cast<std::size_t>(k - a.rowPtr[row]) * a.rows + row;
+                cols[slot] = a.colIdx[static_cast<std::size_t>(k)];
+                vals[slot] = in.values()[static_cast<std::size_t>(k)];
+            }
+        m_conversionMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        m_padding = a.nnz() == 0 ? 1.0 : static_cast<double>(slots) / static_cast<double>(a.nnz());
+        m_cols = device::DeviceBuffer<int>(slots);
+        m_vals = device::DeviceBuffer<T>(slots);
+        this->timedUpload([&] {
+            m_cols.uploadAsync(cols, this->stream());
+            m_vals.uploadAsync(vals, this->stream());
+        });
+    }
+    void run() override
+    {
+        if (this->m_rows == 0)
+            return;
+        ellKernel<T><<<blocksFor(this->m_rows, EllPolicy::kThreads), EllPolicy::kThreads, 0, this->stream()>>>(
+            this->m_rows, m_width, m_cols.data(), m_vals.data(), this->m_x.data(), this->m_y.data());
+        KS_CUDA_CHECK_LAUNCH("ellKernel");
+    }
+    std::string note() const override
+    {
+        char text[160];
+        std::snprintf(text, sizeof text, "ELL width %d (%.2f slots per non-zero); conversion %.1f ms at prepare",
+            m_width, m_padding, m_conversionMs);
+        return text;
+    }
+
+private:
+    int m_width;
+    double m_padding = 1.0;
+    double m_conversionMs = 0.0;
+    device::DeviceBuffer<int> m_cols;
+    device::DeviceBuffer<T> m_vals;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// merge_path: the rows' ends and the non-zeros are two sorted lists, and every thread takes an equal share of
+// their merge — kItems steps, each either one product or one finished row — so one enormous row or a run of
+// empty rows costs no more than its share (Merrill & Garland, "Merge-based parallel sparse matrix-vector
+// multiplication", SC 2016). Tiles of kThreads·kItems steps are found once at prepare (the partition depends on
+// the structure alone); a tile's products and row ends are staged in shared memory with coalesced loads. A thread
+// stores every row it finishes; the partial sums of rows that cross threads are combined by a segmented warp scan
+// and, across warps, shared atomics; the part of a row that crosses into the next tile is added by a small fix-up
+// kernel after.
+
+struct MergePolicy {
+    static constexpr int kThreads = 256;
+    static constexpr int kItems = 7; ///< odd: threads' walks through the staged products fall on different banks
+    static constexpr int kTileItems = kThreads * kItems;
+};
+
+/// The coordinate (rows finished, non-zeros consumed) where merge diagonal d crosses the path: a row's end comes
+/// after all of its non-zeros.
+__device__ __forceinline__ void mergeCoordinate(long long d, const int* rowEnds, int rows, int nnz, int& row, int& nz)
+{
+    long long lo = max(d - nnz, 0LL);
+    long long hi = min(d, static_cast<long long>(rows));
+    while (lo < hi) {
+        const long long mid = (lo + hi) / 2;
+        if (rowEnds[mid] <= d - mid - 1)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    row = static_cast<int>(lo);
+    nz = static_cast<int>(d - lo);
+}
+
+__global__ void mergePartitionKernel(
+    int tiles, int rows, int nnz, const int* __restrict__ rowPtr, int* __restrict__ tileRow, int* __restrict__ tileNz)
+{
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t > tiles)
+        return;
+    const long long d = min(static_cast<long long>(t) * MergePolicy::kTileItems, static_cast<long long>(rows) + nnz);
+    mergeCoordinate(d, rowPtr + 1, rows, nnz, tileRow[t], tileNz[t]);
+}
+
+template <class T> struct MergeShared {
+    int rowPtr[MergePolicy::kTileItems + 2]; ///< rowPtr[r0 …], one more than the rows the tile can touch
+    T products[MergePolicy::kTileItems];
+    T rowSum[MergePolicy::kTileItems + 1]; ///< parts of the tile's rows that cross warps (or leave the tile)
+    int lastRow; ///< the row the tile's last busy thread stopped in, tile-local (−1: none)
+};
+
+template <class T>
+__global__ void __launch_bounds__(MergePolicy::kThreads)
+    mergePathKernel(int rows, const int* __restrict__ tileRow, const int* __restrict__ tileNz,
+        const int* __restrict__ rowPtr, const int* __restrict__ col, const T* __restrict__ val, const T* __restrict__ x,
+        T* __restrict__ y, int* __restrict__ outRow, T* __restrict__ outValue)
+{
+    __shared__ MergeShared<T> s;
+    const int r0 = tileRow[blockIdx.x];
+    const int n0 = tileNz[blockIdx.x];
+    const int tileRows = tileRow[blockIdx.x + 1] - r0;
+    const int tileNnz = tileNz[blockIdx.x + 1] - n0;
+    const int tileItems = tileRows + tileNnz;
+    // Stage the tile: row pointers of rows r0 … r0 + tileRows (the last may be unfinished), and the products.
+    for (int k = threadIdx.x; k <= tileRows + 1 && r0 + k <= rows; k += MergePolicy::kThreads)
+        s.rowPtr[k] = rowPtr[r0 + k];
+    for (int k = threadIdx.x; k <= tileRows; k += MergePolicy::kThreads)
+        s.rowSum[k] = T(0);
+    for (int k = threadIdx.x; k < tileNnz; k += MergePolicy::kThreads)
+        s.products[k] = val[n0 + k] * x[col[n0 + k]];
+    __syncthreads();
+
+    // This thread's start on the tile's path, by binary search over the staged row ends.
+    const int d = min(static_cast<int>(threadIdx.x) * MergePolicy::kItems, tileItems);
+    int lo = max(d - tileNnz, 0);
+    int hi = min(d, tileRows);
+    while (lo < hi) {
+        const int mid = (lo + hi) / 2;
+        if (s.rowPtr[mid + 1] - n0 <= d - mid - 1)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int row = lo;
+    int nz = d - lo;
+    const int items = min(MergePolicy::kItems, tileItems - d);
+    const bool startsMidRow = n0 + nz > s.rowPtr[row]; // part of this row was summed before this thread
+    bool firstEnd = true;
+    int headRow = -1;
+    T headValue = 0;
+    T sum = 0;
+    for (int i = 0; i < items; ++i) {
+        if (n0 + nz < s.rowPtr[row + 1]) {
+            sum += s.products[nz++];
+        } else {
+            if (firstEnd && startsMidRow) {
+                headRow = row; // finished here, begun before: completed below with the earlier threads' parts
+                headValue = sum;
+            } else {
+                y[r0 + row] = sum;
+            }
+            firstEnd = false;
+            sum = 0;
+            ++row;
+        }
+    }
+    // The row this thread stopped in: a segmented scan over the warp's lanes (rows never decrease along them)
+    // sums each row's parts within the warp. The last lane of a row's run hands its sum to the next lane when that
+    // lane finishes the row; otherwise (the run reaches the warp's end, or the tile's) it adds it to the row's
+    // shared slot — a few shared atomics per tile, however long its rows.
+    const int key = items > 0 && r0 + row < rows ? row : -1;
+    const int lane = threadIdx.x % 32;
+    T scan = sum;
+#pragma unroll
+    for (int offset = 1; offset < 32; offset <<= 1) {
+        const T other = __shfl_up_sync(0xffffffffu, scan, offset);
+        const int otherKey = __shfl_up_sync(0xffffffffu, key, offset);
+        if (lane >= offset && otherKey == key)
+            scan += other;
+    }
+    const int previousKey = __shfl_up_sync(0xffffffffu, key, 1);
+    const T previousScan = __shfl_up_sync(0xffffffffu, scan, 1);
+    const int nextKey = __shfl_down_sync(0xffffffffu, key, 1);
+    const int nextHead = __shfl_down_sync(0xffffffffu, headRow, 1);
+    const bool runEnds = key >= 0 && (lane == 31 || nextKey != key);
+    if (runEnds && !(lane < 31 && nextHead == key) && scan != T(0))
+        atomicAdd(&s.rowSum[key], scan);
+    if (headRow >= 0 && lane > 0 && previousKey == headRow)
+        headValue += previousScan;
+    const int last = min(MergePolicy::kThreads, (tileItems + MergePolicy::kItems - 1) / MergePolicy::kItems) - 1;
+    if (static_cast<int>(threadIdx.x) == last || (last < 0 && threadIdx.x == 0))
+        s.lastRow = last >= 0 ? key : -1;
+    __syncthreads();
+    if (headRow >= 0)
+        y[r0 + headRow] = headValue + s.rowSum[headRow]; // the parts from earlier warps arrived in the slot
+    if (threadIdx.x == 0) {
+        // The tile's carry-out: the unfinished row its last busy threads stopped in, finished by a later tile.
+        outRow[blockIdx.x] = s.lastRow >= 0 ? r0 + s.lastRow : -1;
+        outValue[blockIdx.x] = s.lastRow >= 0 ? s.rowSum[s.lastRow] : T(0);
+    }
+}
+
+/// Adds each tile's carry-out to its row, after every tile has stored the rows it finished.
+template <class T>
+__global__ void mergeFixupKernel(int tiles, const int* __restrict__ outRow, const T* __restrict__ outValue, T* y)
+{
+    const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (t < tiles && outRow[t] >= 0)
+        atomicAdd(&y[outRow[t]], outValue[t]);
+}
+
+template <class T> class MergePathRun final : public SpmvDeviceRun<T> {
+public:
+    explicit MergePathRun(const data::SparseSystem& system)
+        : SpmvDeviceRun<T>(system, tileCount(system.matrix) * (3 * sizeof(int) + sizeof(T)) + 2 * sizeof(int))
+        , m_tiles(static_cast<int>(tileCount(system.matrix)))
+        , m_tileRow(m_tiles + 1)
+        , m_tileNz(m_tiles + 1)
+        , m_outRow(m_tiles)
+        , m_outValue(m_tiles)
+    {
+        mergePartitionKernel<<<blocksFor(m_tiles + 1, 256), 256, 0, this->stream()>>>(
+            m_tiles, this->m_rows, this->m_nnz, this->m_rowPtr.data(), m_tileRow.data(), m_tileNz.data());
+        KS_CUDA_CHECK_LAUNCH("mergePartitionKernel");
+        KS_CUDA_CHECK(cudaStreamSynchronize(this->stream()));
+    }
+    void run() override
+    {
+        if (m_tiles == 0)
+            return;
+        mergePathKernel<T><<<m_tiles, MergePolicy::kThreads, 0, this->stream()>>>(this->m_rows, m_tileRow.data(),
+            m_tileNz.data(), this->m_rowPtr.data(), this->m_colIdx.data(), this->m_values.data(), this->m_x.data(),
+            this->m_y.data(), m_outRow.data(), m_outValue.data());
+        KS_CUDA_CHECK_LAUNCH("mergePathKernel");
+        mergeFixupKernel<T><<<blocksFor(m_tiles, 256), 256, 0, this->stream()>>>(
+            m_tiles, m_outRow.data(), m_outValue.data(), this->m_y.data());
+        KS_CUDA_CHECK_LAUNCH("mergeFixupKernel");
+    }
+    std::string note() const override
+    {
+        return std::to_string(m_tiles) + " tiles of " + std::to_string(MergePolicy::kTileItems)
+            + " merge steps, partitioned at prepare";
+    }
+
+private:
+    static std::uint64_t tileCount(const data::CsrMatrix& a)
+    {
+        return (a.rows + a.nnz() + MergePolicy::kTileItems - 1) / MergePolicy::kTileItems;
+    }
+    int m_tiles;
+    device::DeviceBuffer<int> m_tileRow;
+    device::DeviceBuffer<int> m_tileNz;
+    device::DeviceBuffer<int> m_outRow;
+    device::DeviceBuffer<T> m_outValue;
+};
+
+} // namespace
+} // namespace ks::spmv::gpu
+
+namespace ks::spmv {
+
+std::unique_ptr<PreparedRun> prepareScalar(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    return gpu::makeRun<gpu::ScalarRun>(d, p);
+}
+
+std::unique_ptr<PreparedRun> prepareVector(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    return gpu::makeRun<gpu::SubwarpRun>(d, p, 32);
+}
+
+std::unique_ptr<PreparedRun> prepareAdaptive(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    return gpu::makeRun<gpu::AdaptiveRun>(d, p);
+}
+
+std::unique_ptr<PreparedRun> prepareRowBinning(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    return gpu::makeRun<gpu::RowBinningRun>(d, p);
+}
+
+std::unique_ptr<PreparedRun> prepareEll(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    const auto& a = d.as<data::SparseSystem>().matrix;
+    const std::uint64_t width = gpu::longestRow(a);
+    const double slots = static_cast<double>(width) * static_cast<double>(a.rows);
+    if (a.nnz() > 0 && slots > gpu::EllPolicy::kMaxPadding * static_cast<double>(a.nnz()))
+        throw SkipRun("irregular rows: ELL would store " + std::to_string(static_cast<std::uint64_t>(slots))
+            + " slots (longest row " + std::to_string(width) + ") for " + std::to_string(a.nnz())
+            + " non-zeros, more than 3 per non-zero");
+    return gpu::makeRun<gpu::EllRun>(d, p, width);
+}
+
+std::unique_ptr<PreparedRun> prepareSubwarp(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    return gpu::makeRun<gpu::SubwarpRun>(d, p, gpu::subwarpWidth(meanRowLength(d.as<data::SparseSystem>().matrix)));
+}
+
+std::unique_ptr<PreparedRun> prepareMergePath(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    return gpu::makeRun<gpu::MergePathRun>(d, p);
+}
+
+} // namespace ks::spmv
