@@ -1,6 +1,7 @@
 #include "gui/views/linreg_view.h"
 #include "gui/views/lrv_view.h"
 #include "gui/views/result_values_view.h"
+#include "gui/views/spmv_view.h"
 #include "gui/views/workload_view.h"
 
 namespace ks::gui {
@@ -11,6 +12,8 @@ WorkloadView* createWorkloadView(const std::string& workloadId, ResultsModel* mo
         return new LinregView(model, parent);
     if (workloadId == "lrv")
         return new LrvView(model, parent);
+    if (workloadId == "spmv")
+        return new SpmvView(model, parent);
     return new ResultValuesView(model, parent);
 }
 

@@ -1,0 +1,391 @@
+#include "gui/views/spmv_view.h"
+
+#include "data/sparse_matrix.h"
+#include "gui/theme.h"
+
+#include <QLocale>
+#include <QPromise>
+#include <QThreadPool>
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <qcustomplot.h>
+#include <utility>
+
+namespace ks::gui {
+
+namespace {
+/// A count with the user's digit grouping: 4,194,304 rows are read at a glance, 4194304 are not.
+QString count(std::uint64_t n)
+{
+    return QLocale().toString(static_cast<qulonglong>(n));
+}
+
+/// Three significant digits in the user's locale; from 1,000 on, the whole number (never "2.13e+04").
+QString number(double x)
+{
+    return std::abs(x) >= 1000.0 ? QLocale().toString(x, 'f', 0) : QLocale().toString(x, 'g', 3);
+}
+
+/// `part` of `whole` as a percentage with three significant digits ("0%" for none, "100%" for all).
+QString share(double part, double whole)
+{
+    return whole > 0.0 ? number(100.0 * part / whole) + QLatin1Char('%') : QStringLiteral("0%");
+}
+
+/// The bars of the current palette: a calm blue for the rows, grey for the empty rows beside them.
+QColor rowsColor(bool dark)
+{
+    return dark ? QColor(108, 166, 220) : QColor(52, 111, 176);
+}
+QColor emptyColor(bool dark)
+{
+    return dark ? QColor(135, 135, 135) : QColor(160, 160, 160);
+}
+} // namespace
+
+double SpmvView::Profile::ellSlotsPerNonZero() const
+{
+    return nnz == 0 ? 0.0 : static_cast<double>(longest) * static_cast<double>(rows) / static_cast<double>(nnz);
+}
+
+double SpmvView::Profile::density() const
+{
+    const double cells = static_cast<double>(rows) * static_cast<double>(cols);
+    return cells > 0.0 ? static_cast<double>(nnz) / cells : 0.0;
+}
+
+SpmvView::Profile SpmvView::profileOf(const data::CsrMatrix& matrix, const std::atomic<bool>* cancel)
+{
+    Profile p;
+    const std::uint64_t rows
+        = matrix.rowPtr.empty() ? 0 : std::min<std::uint64_t>(matrix.rows, matrix.rowPtr.size() - 1);
+    const std::int64_t* rowPtr = matrix.rowPtr.data();
+    p.rows = rows;
+    p.cols = matrix.cols;
+    p.nnz = rows == 0 ? 0 : static_cast<std::uint64_t>(rowPtr[rows] - rowPtr[0]);
+    p.mean = rows == 0 ? 0.0 : static_cast<double>(p.nnz) / static_cast<double>(rows);
+
+    // One pass, warp by warp: both histograms (exact up to kMaxExactLength, the rest in one overflow count; and
+    // powers of two by bit width), the extremes, the squared deviations from the mean (known from rowPtr[rows]
+    // beforehand, so no running-mean cancellation) and each warp's longest row.
+    std::array<std::uint64_t, kMaxExactLength + 2> exact {};
+    std::array<std::uint64_t, 65> powers {};
+    std::uint64_t shortest = std::numeric_limits<std::uint64_t>::max(), longest = 0;
+    std::uint64_t laneSlots = 0; // ≤ rows × longest < 2^62: lengths are below 2^31 (32-bit column indices)
+    double squares = 0.0;
+    for (std::uint64_t w = 0; w < rows; w += 32) {
+        if (cancel && (w & 0xffff) == 0 && cancel->load(std::memory_order_relaxed)) {
+            p.cancelled = true;
+            return p;
+        }
+        const std::uint64_t end = std::min(rows, w + 32);
+        std::uint64_t warpLongest = 0;
+        for (std::uint64_t r = w; r < end; ++r) {
+            const auto length = static_cast<std::uint64_t>(rowPtr[r + 1] - rowPtr[r]);
+            warpLongest = std::max(warpLongest, length);
+            shortest = std::min(shortest, length);
+            const double d = static_cast<double>(length) - p.mean;
+            squares += d * d;
+            ++exact[std::min<std::uint64_t>(length, kMaxExactLength + 1)];
+            ++powers[static_cast<std::size_t>(std::bit_width(length))];
+        }
+        longest = std::max(longest, warpLongest);
+        laneSlots += (end - w) * warpLongest;
+    }
+    p.shortest = rows == 0 ? 0 : shortest;
+    p.longest = longest;
+    p.stddev = rows == 0 ? 0.0 : std::sqrt(squares / static_cast<double>(rows));
+    p.emptyRows = exact[0];
+    p.warpBalance = laneSlots == 0 ? 0.0 : static_cast<double>(p.nnz) / static_cast<double>(laneSlots);
+
+    const auto rowsUpTo = [&](std::uint64_t length) {
+        std::uint64_t n = 0;
+        for (std::uint64_t l = 0; l <= length; ++l)
+            n += exact[l];
+        return n;
+    };
+    p.threadRows = rowsUpTo(kBinThreadMax);
+    p.warpRows = rowsUpTo(kBinWarpMax) - p.threadRows;
+    p.blockRows = rows - p.threadRows - p.warpRows;
+    p.adaptiveWarpRows = rows - rowsUpTo(kAdaptiveScalarMax);
+
+    p.logBins = longest > kMaxExactLength;
+    if (!p.logBins) {
+        for (std::uint64_t l = 0; l <= longest; ++l)
+            p.bins.push_back(Bin {l, l, exact[l]});
+    } else {
+        // 0, then [2^(k−1), 2^k − 1]: a length's bin is its bit width.
+        const auto top = static_cast<std::size_t>(std::bit_width(longest));
+        for (std::size_t k = 0; k <= top; ++k) {
+            const std::uint64_t first = k == 0 ? 0 : std::uint64_t(1) << (k - 1);
+            const std::uint64_t last = k == 0 ? 0 : (std::uint64_t(1) << k) - 1;
+            p.bins.push_back(Bin {first, last, powers[k]});
+        }
+    }
+    return p;
+}
+
+QString SpmvView::binLabel(const Bin& bin)
+{
+    return bin.first == bin.last ? count(bin.first) : QStringLiteral("%1–%2").arg(count(bin.first), count(bin.last));
+}
+
+SpmvView::SpmvView(ResultsModel* model, QWidget* parent)
+    : WorkloadView(model, parent)
+{
+    QCustomPlot* p = plot();
+    p->legend->setVisible(false); // two bar sets, both named on the axis: the grey one is the "empty" tick
+    p->xAxis->setLabel(tr("non-zeros in the row"));
+    p->yAxis->setLabel(tr("rows"));
+    p->xAxis->grid()->setVisible(false);
+
+    p->plotLayout()->insertRow(0);
+    m_caption = new QCPTextElement(p, QString(), font());
+    p->plotLayout()->addElement(0, 0, m_caption);
+    // The summary sits in the plot's own layout so that exports (PNG, PDF, SVG) carry it beside the bars.
+    m_summaryText = new QCPTextElement(p, QString(), font());
+    m_summaryText->setTextFlags(Qt::AlignLeft | Qt::AlignVCenter);
+    m_summaryText->setMargins(QMargins(16, 6, 10, 6));
+    m_summaryText->setSelectable(false);
+    p->plotLayout()->addElement(1, 1, m_summaryText);
+    p->plotLayout()->setColumnStretchFactor(0, 1.0);
+    p->plotLayout()->setColumnStretchFactor(1, 0.01); // as narrow as its text allows
+
+    m_rowBars = new QCPBars(p->xAxis, p->yAxis);
+    m_rowBars->setName(tr("rows"));
+    m_rowBars->setWidth(0.8);
+    m_rowBars->removeFromLegend();
+    m_emptyBars = new QCPBars(p->xAxis, p->yAxis);
+    m_emptyBars->setName(tr("empty rows"));
+    m_emptyBars->setWidth(0.8);
+    m_emptyBars->removeFromLegend();
+
+    m_messageText = new QCPItemText(p);
+    m_messageText->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_messageText->position->setCoords(0.5, 0.5);
+    m_messageText->setPositionAlignment(Qt::AlignCenter);
+    m_messageText->setTextAlignment(Qt::AlignCenter);
+    m_messageText->setSelectable(false);
+
+    connect(&m_watcher, &QFutureWatcher<Profile>::finished, this, &SpmvView::onProfileComputed);
+    showMessage(tr("No sparse matrix yet: generate or load one in the Dataset panel"));
+}
+
+SpmvView::~SpmvView()
+{
+    cancelPending();
+}
+
+QString SpmvView::title() const
+{
+    return tr("Row lengths");
+}
+
+void SpmvView::cancelPending()
+{
+    if (m_cancel)
+        m_cancel->store(true, std::memory_order_relaxed);
+    m_cancel.reset();
+    // A watcher given a new future forgets the old one; an empty future also stops a pending `finished`.
+    m_watcher.setFuture(QFuture<Profile>());
+    m_computing = false;
+}
+
+void SpmvView::setDataset(const data::Dataset& dataset)
+{
+    const bool sparse = dataset.holds<data::SparseSystem>();
+    const std::string hash = sparse ? dataset.meta().contentHash : std::string();
+    if (sparse && !hash.empty() && hash == m_datasetHash)
+        return; // the same matrix (a sweep's runs announce it again): shown already, or on its way
+    cancelPending();
+    m_datasetHash = hash;
+    m_datasetName = sparse ? QString::fromStdString(dataset.meta().name) : QString();
+    m_profile.reset();
+    m_summary.clear();
+    if (!sparse) {
+        showMessage(tr("No sparse matrix yet: generate or load one in the Dataset panel"));
+        return;
+    }
+    const data::CsrMatrix& matrix = dataset.as<data::SparseSystem>().matrix;
+    if (matrix.rows <= kSynchronousRows) {
+        setProfile(profileOf(matrix));
+        return;
+    }
+
+    // Large: a pass on the thread pool. The task holds its own copy of the dataset (the payload is shared, so the
+    // matrix outlives a switch to another one) and a cancel flag; it never touches the view.
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    auto promise = std::make_shared<QPromise<Profile>>();
+    m_cancel = cancel;
+    m_computing = true;
+    m_watcher.setFuture(promise->future());
+    QThreadPool::globalInstance()->start([promise, cancel, dataset] {
+        promise->start();
+        promise->addResult(profileOf(dataset.as<data::SparseSystem>().matrix, cancel.get()));
+        promise->finish();
+    });
+    showMessage(tr("Counting the lengths of %1 rows…").arg(count(matrix.rows)));
+}
+
+void SpmvView::onProfileComputed()
+{
+    const QFuture<Profile> future = m_watcher.future();
+    if (!m_computing || future.resultCount() == 0)
+        return;
+    Profile profile = future.result();
+    if (profile.cancelled)
+        return;
+    m_computing = false;
+    m_cancel.reset();
+    setProfile(std::move(profile));
+}
+
+void SpmvView::setProfile(Profile profile)
+{
+    m_profile = std::move(profile);
+    m_message.clear();
+    const Profile& p = *m_profile;
+
+    QStringList lines;
+    lines << tr("Shape: %1 × %2").arg(count(p.rows), count(p.cols));
+    lines << tr("Non-zeros: %1 (density %2)").arg(count(p.nnz), number(100.0 * p.density()) + QLatin1Char('%'));
+    lines << tr("Row length: min %1 · mean %2 · max %3").arg(count(p.shortest), number(p.mean), count(p.longest));
+    if (p.mean <= 0.0)
+        lines << tr("Standard deviation: %1").arg(number(p.stddev));
+    else if (p.stddev <= p.mean)
+        lines << tr("Standard deviation: %1 (%2 of the mean)").arg(number(p.stddev), share(p.stddev, p.mean));
+    else
+        lines << tr("Standard deviation: %1 (%2 times the mean)").arg(number(p.stddev), number(p.stddev / p.mean));
+    lines << tr("Empty rows: %1 (%2), the grey bar")
+                 .arg(count(p.emptyRows), share(static_cast<double>(p.emptyRows), static_cast<double>(p.rows)));
+    lines << QString();
+    lines << tr("What the seed's strategies make of it:");
+    if (p.nnz == 0) {
+        lines << tr("No non-zeros: every kernel only writes zeros");
+    } else {
+        const double padding = p.ellSlotsPerNonZero();
+        lines << tr("ELL would store %1 slots per non-zero").arg(number(padding));
+        if (padding > kEllMaxPadding)
+            lines << tr("  (over %1: the ell variant skips this matrix)").arg(number(kEllMaxPadding));
+        lines << tr("Rows of 0–%1 non-zeros: %2 (a thread each)").arg(kBinThreadMax).arg(count(p.threadRows));
+        lines << tr("Rows of %1–%2: %3 (a warp each)").arg(kBinThreadMax + 1).arg(kBinWarpMax).arg(count(p.warpRows));
+        lines << tr("Rows longer than %1: %2 (the row-binning").arg(kBinWarpMax).arg(count(p.blockRows));
+        lines << tr("  variant gives them a block each)");
+        lines << tr("Rows longer than %1: %2 (adaptive gives them")
+                     .arg(kAdaptiveScalarMax)
+                     .arg(count(p.adaptiveWarpRows));
+        lines << tr("  the whole warp, shorter ones lane 0 alone)");
+        lines << tr("Thread per row: lanes busy %1 of the time").arg(share(p.warpBalance, 1.0));
+        lines << tr("  (each warp waits for its longest row)");
+    }
+    m_summary = lines.join(QLatin1Char('\n'));
+    m_stale = true;
+    scheduleRebuild();
+    Q_EMIT profileReady();
+}
+
+QString SpmvView::summaryText() const
+{
+    return m_summary;
+}
+
+void SpmvView::showMessage(const QString& message)
+{
+    m_profile.reset();
+    m_summary.clear();
+    m_message = message;
+    m_stale = true;
+    scheduleRebuild();
+}
+
+void SpmvView::rebuild()
+{
+    if (m_stale) {
+        m_stale = false;
+        showProfile();
+    }
+    applyColors();
+}
+
+void SpmvView::showProfile()
+{
+    QCustomPlot* p = plot();
+    m_rowBars->data()->clear();
+    m_emptyBars->data()->clear();
+    m_summaryText->setText(m_summary);
+    if (!m_profile || m_profile->rows == 0) {
+        m_caption->setText(m_datasetName);
+        m_messageText->setText(m_profile ? tr("The matrix has no rows") : m_message);
+        m_messageText->setVisible(true);
+        return;
+    }
+    m_messageText->setVisible(false);
+    const Profile& profile = *m_profile;
+
+    QVector<double> keys, values;
+    std::uint64_t tallest = 0;
+    for (std::size_t b = 1; b < profile.bins.size(); ++b) {
+        keys << static_cast<double>(b);
+        values << static_cast<double>(profile.bins[b].rows);
+        tallest = std::max(tallest, profile.bins[b].rows);
+    }
+    m_rowBars->setData(keys, values, true);
+    m_emptyBars->setData(QVector<double> {0.0}, QVector<double> {static_cast<double>(profile.emptyRows)}, true);
+    tallest = std::max(tallest, profile.emptyRows);
+
+    // Ticks name the bins: each length when they are few, every 2nd/5th/10th when up to 65 are exact; the
+    // power-of-two bins are always few (at most 33), each named by its range.
+    const auto bins = static_cast<int>(profile.bins.size());
+    const int step = profile.logBins || bins <= 16 ? 1 : bins <= 32 ? 2 : bins <= 80 ? 5 : 10;
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    const bool rotated = profile.logBins && bins > 10;
+    ticker->addTick(0.0, rotated ? tr("0 (empty)") : tr("0\nempty"));
+    for (int b = step; b < bins; b += step)
+        ticker->addTick(b, binLabel(profile.bins[static_cast<std::size_t>(b)]));
+    p->xAxis->setTicker(ticker);
+    p->xAxis->setSubTicks(false);
+    p->xAxis->setTickLabelRotation(rotated ? 90.0 : 0.0); // upright ranges would overlap; slanted ones reach right
+    p->xAxis->setRange(-0.6, std::max(bins, 2) - 0.4);
+
+    if (profile.logBins) {
+        // A power-law matrix has millions of short rows and a handful of long ones: only a log count shows both.
+        setLogAxis(p->yAxis);
+        p->yAxis->setRange(0.5, std::max(2.0, static_cast<double>(tallest) * 2.0));
+        p->xAxis->setLabel(tr("non-zeros in the row (bins of powers of two)"));
+        p->yAxis->setLabel(tr("rows (log scale)"));
+    } else {
+        p->yAxis->setScaleType(QCPAxis::stLinear);
+        auto integers = QSharedPointer<QCPAxisTickerFixed>::create();
+        integers->setTickStep(1.0);
+        integers->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+        p->yAxis->setTicker(integers);
+        p->yAxis->setNumberFormat(QStringLiteral("f")); // whole rows: 1000000, never 1·10⁶ beside 800000
+        p->yAxis->setNumberPrecision(0);
+        p->yAxis->setRange(0.0, std::max(1.0, static_cast<double>(tallest) * 1.08));
+        p->xAxis->setLabel(tr("non-zeros in the row"));
+        p->yAxis->setLabel(tr("rows"));
+    }
+
+    QString caption = tr("Row lengths");
+    if (!m_datasetName.isEmpty())
+        caption += QStringLiteral(" · ") + m_datasetName;
+    m_caption->setText(caption);
+}
+
+void SpmvView::applyColors()
+{
+    const bool dark = darkTheme();
+    const QColor rows = rowsColor(dark), empty = emptyColor(dark);
+    m_rowBars->setBrush(rows);
+    m_rowBars->setPen(QPen(rows.darker(dark ? 140 : 120)));
+    m_emptyBars->setBrush(empty);
+    m_emptyBars->setPen(QPen(empty.darker(dark ? 140 : 120)));
+    m_caption->setTextColor(textColor());
+    m_summaryText->setTextColor(textColor());
+    m_messageText->setColor(textColor());
+}
+
+} // namespace ks::gui
