@@ -16,6 +16,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <numbers>
 #include <numeric>
@@ -698,8 +699,15 @@ Dataset makeSparseDataset(SparseSystem system, std::string name, std::string sou
 Dataset loadSparseMatrix(const std::string& path, const ReadOptions& options)
 {
     SparseSystem system;
+    const std::filesystem::path file(path);
+    const std::string leaf = file.filename().string();
+    // A MEX folder opens whole whether the folder itself or its matrix file is given (a file dialog picks files).
+    const bool mexMatrix
+        = (leaf == "matrix.mtx" || leaf == "matrix.mtx.gz") && isMexFolder(file.parent_path().string());
     if (isMexFolder(path))
         system.matrix = readMexFolder(path, options);
+    else if (mexMatrix)
+        system.matrix = readMexFolder(file.parent_path().string(), options);
     else if (h5::looksLikeHdf5(path))
         system.matrix = readSparseHdf5(path, options);
     else

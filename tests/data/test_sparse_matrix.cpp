@@ -655,6 +655,11 @@ TEST_F(SparseLoadTest, MexFolderIsNamedAfterTheFolder)
     const auto& system = d.as<SparseSystem>();
     EXPECT_EQ(system.matrix.rowNames, (std::vector<std::string> {"G1", "G2", "G3"}));
     EXPECT_EQ(system.x.size(), 4u);
+
+    // Its matrix file, as a file dialog picks it, opens the whole folder: names included.
+    const Dataset fromFile = loadSparseMatrix((dir / "matrix.mtx").string());
+    EXPECT_EQ(fromFile.as<SparseSystem>().matrix.rowNames, system.matrix.rowNames);
+    EXPECT_EQ(fromFile.as<SparseSystem>().matrix.colNames, (std::vector<std::string> {"B1", "B2", "B3", "B4"}));
 }
 
 } // namespace
