@@ -2,6 +2,7 @@
 #include "compute/core/registry.h"
 #include "compute/workloads/linreg/linreg.h"
 #include "compute/workloads/lrv/lrv.h"
+#include "compute/workloads/sdh/sdh.h"
 #include "compute/workloads/spmv/spmv.h"
 
 namespace ks {
@@ -11,6 +12,7 @@ void registerAllWorkloads(Registry& registry)
     linreg::registerLinreg(registry);
     lrv::registerLrv(registry);
     spmv::registerSpmv(registry);
+    sdh::registerSdh(registry);
 }
 
 } // namespace ks

@@ -1,0 +1,608 @@
+// Hand-written CUDA variants of sdh: the seed's five (global atomics; the shared-memory LR block; with one local
+// histogram copy; with several copies chosen by the seed's table; the same on structure-of-arrays coordinates) and,
+// beyond the seed, a load-balanced register-tiled kernel with per-warp histograms, in float32 (fast) and in float64
+// with every operation rounded as the reference rounds it (exact counts).
+#include "compute/device/cuda_check.cuh"
+#include "compute/device/cuda_prepared_run.cuh"
+#include "compute/device/device_info.h"
+#include "compute/workloads/sdh/sdh.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace ks::sdh::gpu {
+
+namespace {
+
+/// The shared memory a block may use for histogram copies and staged points (Hopper and Ampere allow more than
+/// the 48 KB default once the kernel opts in).
+constexpr std::size_t kSharedBudget = 96 * 1024;
+
+/// A point as the seed stores it: a struct of three doubles.
+struct Atom {
+    double x, y, z;
+};
+
+/// The reference's distance and bucket, operation by operation (no contraction into fused multiply-adds).
+__device__ __forceinline__ unsigned long long exactBucket(
+    double dx, double dy, double dz, double width, unsigned long long last)
+{
+    const double d2 = __dadd_rn(__dadd_rn(__dmul_rn(dx, dx), __dmul_rn(dy, dy)), __dmul_rn(dz, dz));
+    const unsigned long long b = __double2ull_rz(__ddiv_rn(__dsqrt_rn(d2), width));
+    return b < last ? b : last;
+}
+
+/// Base of every sdh GPU variant: the histogram (64-bit counts) on the device, zeroed in every repetition.
+class SdhDeviceRun : public device::CudaPreparedRun {
+public:
+    SdhDeviceRun(const data::PointCloud& cloud, Buckets buckets, std::size_t inputBytes)
+        : m_n(cloud.size())
+        , m_buckets(buckets)
+    {
+        if (m_n > 0x7fffffffULL)
+            throw SkipRun("more than 2^31 − 1 points");
+        device::requireDeviceMemory(inputBytes + buckets.count * sizeof(unsigned long long),
+            "sdh on " + std::to_string(m_n) + " points and " + std::to_string(buckets.count) + " buckets");
+        m_histogram = device::DeviceBuffer<unsigned long long>(buckets.count);
+        m_histogram.fillBytesAsync(0xff, stream()); // poisoned until a repetition zeroes and fills it
+    }
+    void run() final
+    {
+        m_histogram.fillBytesAsync(0, stream());
+        if (m_n >= 2)
+            launch();
+    }
+    Result fetch() override
+    {
+        std::vector<unsigned long long> counts(m_histogram.size());
+        m_histogram.downloadAsync(counts, stream());
+        KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
+        return makeResult(std::vector<std::uint64_t>(counts.begin(), counts.end()));
+    }
+
+protected:
+    virtual void launch() = 0;
+
+    int n() const { return static_cast<int>(m_n); }
+    double width() const { return m_buckets.width; }
+    unsigned long long last() const { return m_buckets.count - 1; }
+    int bucketCount() const { return static_cast<int>(m_buckets.count); }
+    unsigned long long* histogram() { return m_histogram.data(); }
+
+private:
+    std::uint64_t m_n;
+    Buckets m_buckets;
+    device::DeviceBuffer<unsigned long long> m_histogram;
+};
+
+std::vector<Atom> atomsOf(const data::PointCloud& c)
+{
+    std::vector<Atom> atoms(c.size());
+    for (std::size_t i = 0; i < c.size(); ++i)
+        atoms[i] = {c.x[i], c.y[i], c.z[i]};
+    return atoms;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// baseline (the seed's 1): a thread per point i, every j > i, each count a global atomicAdd.
+
+struct BaselinePolicy {
+    static constexpr int kThreads = 256;
+};
+
+__global__ void __launch_bounds__(BaselinePolicy::kThreads) baselineKernel(
+    int n, const Atom* __restrict__ atoms, double width, unsigned long long last, unsigned long long* histogram)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    const Atom a = atoms[i];
+    for (int j = i + 1; j < n; ++j) {
+        const Atom b = atoms[j];
+        atomicAdd(histogram + exactBucket(a.x - b.x, a.y - b.y, a.z - b.z, width, last), 1ULL);
+    }
+}
+
+class BaselineRun final : public SdhDeviceRun {
+public:
+    BaselineRun(const data::PointCloud& cloud, Buckets buckets)
+        : SdhDeviceRun(cloud, buckets, cloud.size() * sizeof(Atom))
+        , m_atoms(cloud.size())
+    {
+        const auto atoms = atomsOf(cloud);
+        timedUpload([&] { m_atoms.uploadAsync(atoms, stream()); });
+    }
+
+private:
+    void launch() override
+    {
+        const unsigned blocks = (n() + BaselinePolicy::kThreads - 1) / BaselinePolicy::kThreads;
+        baselineKernel<<<blocks, BaselinePolicy::kThreads, 0, stream()>>>(
+            n(), m_atoms.data(), width(), last(), histogram());
+        KS_CUDA_CHECK_LAUNCH("baselineKernel");
+    }
+    device::DeviceBuffer<Atom> m_atoms;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// The seed's 2–5, one kernel: block b holds its points L in registers (a thread each) and walks the blocks R after
+// it through shared memory, then its own block for the pairs inside it. Counts go to the global histogram (2), to
+// one shared copy (3), or to several copies chosen by the seed's table (4; 5 also reads structure-of-arrays
+// coordinates); copies are summed and added to the global histogram once per block.
+
+struct LrPolicy {
+    static constexpr int kThreads = 256;
+};
+
+enum class LrMode { Global, Copies, CopiesSoa };
+
+/// The seed's table: copies of the histogram by bucket count (from the paper it follows).
+int seedCopies(int buckets)
+{
+    if (buckets < 10)
+        return 32;
+    if (buckets < 30)
+        return 16;
+    if (buckets < 90)
+        return 8;
+    if (buckets < 150)
+        return 4;
+    if (buckets < 300)
+        return 2;
+    return 1;
+}
+
+template <LrMode Mode>
+__global__ void __launch_bounds__(LrPolicy::kThreads) sharedLrKernel(int n, const Atom* __restrict__ atoms,
+    const double* __restrict__ xs, const double* __restrict__ ys, const double* __restrict__ zs, double width,
+    unsigned long long last, int buckets, int copies, unsigned long long* histogram)
+{
+    extern __shared__ double shared[];
+    double* rx = shared; // the R block, structure-of-arrays in shared memory
+    double* ry = rx + LrPolicy::kThreads;
+    double* rz = ry + LrPolicy::kThreads;
+    unsigned* local = reinterpret_cast<unsigned*>(rz + LrPolicy::kThreads); // copies × buckets
+    if constexpr (Mode != LrMode::Global) {
+        for (int k = threadIdx.x; k < copies * buckets; k += blockDim.x)
+            local[k] = 0;
+    }
+    unsigned* mine = local + (threadIdx.x % max(copies, 1)) * buckets;
+    auto load = [&](int j, double& x, double& y, double& z) {
+        if constexpr (Mode == LrMode::CopiesSoa) {
+            x = xs[j];
+            y = ys[j];
+            z = zs[j];
+        } else {
+            const Atom a = atoms[j];
+            x = a.x;
+            y = a.y;
+            z = a.z;
+        }
+    };
+    auto count = [&](double dx, double dy, double dz) {
+        const unsigned long long b = exactBucket(dx, dy, dz, width, last);
+        if constexpr (Mode == LrMode::Global)
+            atomicAdd(histogram + b, 1ULL);
+        else
+            atomicAdd(mine + b, 1u);
+    };
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    double x = 0, y = 0, z = 0;
+    if (i < n)
+        load(i, x, y, z);
+    for (int rb = blockIdx.x; rb < static_cast<int>(gridDim.x); ++rb) {
+        const int j0 = rb * blockDim.x;
+        __syncthreads();
+        if (j0 + static_cast<int>(threadIdx.x) < n)
+            load(j0 + threadIdx.x, rx[threadIdx.x], ry[threadIdx.x], rz[threadIdx.x]);
+        __syncthreads();
+        if (i >= n)
+            continue;
+        const int count_ = min(static_cast<int>(blockDim.x), n - j0);
+        // Inter-block: every point of R; intra-block (rb is this block): only the points after this thread's.
+        for (int k = rb == static_cast<int>(blockIdx.x) ? threadIdx.x + 1 : 0; k < count_; ++k)
+            count(x - rx[k], y - ry[k], z - rz[k]);
+    }
+    if constexpr (Mode != LrMode::Global) {
+        __syncthreads();
+        for (int b = threadIdx.x; b < buckets; b += blockDim.x) {
+            unsigned long long total = 0;
+            for (int c = 0; c < copies; ++c)
+                total += local[c * buckets + b];
+            if (total)
+                atomicAdd(histogram + b, total);
+        }
+    }
+}
+
+class SharedLrRun final : public SdhDeviceRun {
+public:
+    /// copies: 0 for global atomics (the seed's 2), 1 (its 3), or the seed's table (4 and 5).
+    SharedLrRun(const data::PointCloud& cloud, Buckets buckets, int copies, bool soa)
+        : SdhDeviceRun(cloud, buckets, cloud.size() * sizeof(Atom))
+        , m_copies(copies)
+        , m_soa(soa)
+    {
+        const std::size_t stage = 3 * LrPolicy::kThreads * sizeof(double);
+        if (copies > 0 && stage + buckets.count * sizeof(unsigned) > kSharedBudget)
+            throw SkipRun("a shared-memory copy of " + std::to_string(buckets.count)
+                + " buckets does not fit in a block's shared memory (" + std::to_string(kSharedBudget / 1024)
+                + " KB); use a larger bucket_width");
+        // The seed's table, as many copies as fit.
+        while (m_copies > 1 && stage + m_copies * buckets.count * sizeof(unsigned) > kSharedBudget)
+            m_copies /= 2;
+        m_sharedBytes = stage + static_cast<std::size_t>(m_copies) * buckets.count * sizeof(unsigned);
+        if (soa) {
+            m_x = device::DeviceBuffer<double>(cloud.size());
+            m_y = device::DeviceBuffer<double>(cloud.size());
+            m_z = device::DeviceBuffer<double>(cloud.size());
+            timedUpload([&] {
+                m_x.uploadAsync(cloud.x, stream());
+                m_y.uploadAsync(cloud.y, stream());
+                m_z.uploadAsync(cloud.z, stream());
+            });
+        } else {
+            const auto atoms = atomsOf(cloud);
+            m_atoms = device::DeviceBuffer<Atom>(atoms.size());
+            timedUpload([&] { m_atoms.uploadAsync(atoms, stream()); });
+        }
+        KS_CUDA_CHECK(cudaFuncSetAttribute(sharedLrKernel<LrMode::Global>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+            static_cast<int>(kSharedBudget)));
+        KS_CUDA_CHECK(cudaFuncSetAttribute(sharedLrKernel<LrMode::Copies>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+            static_cast<int>(kSharedBudget)));
+        KS_CUDA_CHECK(cudaFuncSetAttribute(sharedLrKernel<LrMode::CopiesSoa>,
+            cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSharedBudget)));
+    }
+    std::string note() const override
+    {
+        return m_copies == 0 ? std::string()
+                             : std::to_string(m_copies) + " shared histogram cop" + (m_copies == 1 ? "y" : "ies");
+    }
+
+private:
+    void launch() override
+    {
+        const unsigned blocks = (n() + LrPolicy::kThreads - 1) / LrPolicy::kThreads;
+        if (m_copies == 0)
+            sharedLrKernel<LrMode::Global><<<blocks, LrPolicy::kThreads, m_sharedBytes, stream()>>>(
+                n(), m_atoms.data(), nullptr, nullptr, nullptr, width(), last(), bucketCount(), 0, histogram());
+        else if (!m_soa)
+            sharedLrKernel<LrMode::Copies><<<blocks, LrPolicy::kThreads, m_sharedBytes, stream()>>>(
+                n(), m_atoms.data(), nullptr, nullptr, nullptr, width(), last(), bucketCount(), m_copies, histogram());
+        else
+            sharedLrKernel<LrMode::CopiesSoa><<<blocks, LrPolicy::kThreads, m_sharedBytes, stream()>>>(n(), nullptr,
+                m_x.data(), m_y.data(), m_z.data(), width(), last(), bucketCount(), m_copies, histogram());
+        KS_CUDA_CHECK_LAUNCH("sharedLrKernel");
+    }
+
+    int m_copies;
+    bool m_soa;
+    std::size_t m_sharedBytes = 0;
+    device::DeviceBuffer<Atom> m_atoms;
+    device::DeviceBuffer<double> m_x, m_y, m_z;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// tiled_f32 / tiled_f64_exact: tiles of kTile points; the tile pairs (a ≤ b) of the triangle are dealt out in
+// equal shares to a grid that fills the GPU, so every block does the same work (the seed's LR blocks do less and
+// less as b grows). A thread keeps kPerThread points of tile a in registers and walks tile b in shared memory: one
+// shared read of a point serves kPerThread pairs. Counts go to a shared histogram per warp when they fit (no
+// contention between warps), else one per block, else straight to global memory; 32-bit in shared memory, added to
+// the 64-bit global histogram when the block ends (the grid is sized so no block's counts can overflow 32 bits).
+
+/// Shared memory up to which a tiled block keeps a histogram per lane.
+constexpr std::size_t kLaneBudget = 48 * 1024;
+
+template <class T> struct TiledPolicy {
+    static constexpr int kThreads = 256;
+    /// Points of tile a held in registers by each thread: eight in float (one shared read serves eight pairs;
+    /// 1M points 264 → 242 ms against four), four in double (eight measured slower, 1.21 → 1.31 s).
+    static constexpr int kPerThread = sizeof(T) == 4 ? 8 : 4;
+    static constexpr int kTile = kThreads * kPerThread;
+    static constexpr int kBlocksPerSm = 4;
+};
+
+template <class T> struct Precise;
+template <> struct Precise<float> {
+    /// The fast bucket: float arithmetic with fused multiply-adds, an approximate square root (one MUFU
+    /// instruction) and a multiplication by 1/W.
+    static __device__ __forceinline__ unsigned bucket(
+        float dx, float dy, float dz, float inverseWidth, double, unsigned last)
+    {
+        const float d2 = fmaf(dx, dx, fmaf(dy, dy, dz * dz));
+        float d;
+        asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(d) : "f"(d2));
+        // ⌊q⌋ without a float-to-integer conversion (a quarter-rate instruction, like the square root): adding 2^23
+        // rounding down leaves ⌊q⌋ in the mantissa for 0 ≤ q < 2^23 (bucket counts are far below).
+        const unsigned b = __float_as_uint(__fadd_rd(d * inverseWidth, 8388608.0f)) - 0x4B000000u;
+        return b < last ? b : last;
+    }
+};
+template <> struct Precise<double> {
+    /// The reference's bucket, exactly, but cheaply: d² in double exactly as the reference rounds it, then
+    /// q ≈ √d² / W in float (relative error below 3·10⁻⁷); whenever q is farther than 10⁻⁶·q from an integer the
+    /// reference's ⌊fl(fl(√d²) / W)⌋ truncates alike, and only the few pairs closer to a bucket edge take the
+    /// rounded double square root and division.
+    static __device__ __forceinline__ unsigned bucket(
+        double dx, double dy, double dz, float inverseWidth, double width, unsigned last)
+    {
+        const double d2 = __dadd_rn(__dadd_rn(__dmul_rn(dx, dx), __dmul_rn(dy, dy)), __dmul_rn(dz, dz));
+        float d;
+        asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(d) : "f"(__double2float_rn(d2)));
+        const float q = d * inverseWidth;
+        const float f = __fadd_rd(q, 8388608.0f) - 8388608.0f; // ⌊q⌋ for 0 ≤ q < 2^23
+        const float margin = 1e-6f * fmaxf(q, 1.0f);
+        unsigned long long b;
+        if (q - f > margin && f + 1.0f - q > margin)
+            b = static_cast<unsigned long long>(f);
+        else
+            b = __double2ull_rz(__ddiv_rn(__dsqrt_rn(d2), width));
+        return static_cast<unsigned>(b < last ? b : last);
+    }
+};
+
+/// Tile pair p of the triangle (a ≤ b), enumerated b-major: b = ⌊(√(8p + 1) − 1)/2⌋, then an exact correction.
+__device__ __forceinline__ void tilePair(unsigned long long p, int& a, int& b)
+{
+    long long bb = static_cast<long long>((sqrt(8.0 * static_cast<double>(p) + 1.0) - 1.0) * 0.5);
+    while (bb * (bb + 1) / 2 > static_cast<long long>(p))
+        --bb;
+    while ((bb + 1) * (bb + 2) / 2 <= static_cast<long long>(p))
+        ++bb;
+    b = static_cast<int>(bb);
+    a = static_cast<int>(static_cast<long long>(p) - bb * (bb + 1) / 2);
+}
+
+/// Where a tiled block counts: a private histogram per lane (no atomics, no conflicts: lane l's copy of bucket b is
+/// in bank l), per warp, per block (shared atomics), or the global histogram when none fits.
+enum class Privacy { Lane, Warp, Block, Global };
+
+template <class T, Privacy Where, bool Checked>
+__device__ __forceinline__ void countTilePair(const T (&ax)[TiledPolicy<T>::kPerThread],
+    const T (&ay)[TiledPolicy<T>::kPerThread], const T (&az)[TiledPolicy<T>::kPerThread], const T* bx, const T* by,
+    const T* bz, int bCount, int aValid, bool diagonal, float inverseWidth, double width, unsigned last, unsigned* mine,
+    unsigned long long* histogram)
+{
+    const int lane = threadIdx.x % 32;
+    for (int k = 0; k < bCount; ++k) {
+        const T x = bx[k], y = by[k], z = bz[k]; // the same address for every lane: a broadcast
+#pragma unroll
+        for (int r = 0; r < TiledPolicy<T>::kPerThread; ++r) {
+            const int ia = threadIdx.x + r * TiledPolicy<T>::kThreads; // index within tile a
+            // Pairs i < j only: off the diagonal every (a, b) pair counts; on it, ia < k.
+            if (Checked && !(ia < aValid && (!diagonal || ia < k)))
+                continue;
+            const unsigned b = Precise<T>::bucket(ax[r] - x, ay[r] - y, az[r] - z, inverseWidth, width, last);
+            if constexpr (Where == Privacy::Lane)
+                ++mine[b * 32 + lane];
+            else if constexpr (Where == Privacy::Global)
+                atomicAdd(histogram + b, 1ULL);
+            else
+                atomicAdd(mine + b, 1u);
+        }
+    }
+}
+
+template <class T, Privacy Where>
+__global__ void __launch_bounds__(TiledPolicy<T>::kThreads) tiledKernel(int n, const T* __restrict__ xs,
+    const T* __restrict__ ys, const T* __restrict__ zs, unsigned long long tilePairs, float inverseWidth, double width,
+    unsigned last, int buckets, int copies, unsigned long long* histogram)
+{
+    extern __shared__ unsigned char raw[];
+    T* bx = reinterpret_cast<T*>(raw);
+    T* by = bx + TiledPolicy<T>::kTile;
+    T* bz = by + TiledPolicy<T>::kTile;
+    unsigned* local = reinterpret_cast<unsigned*>(bz + TiledPolicy<T>::kTile);
+    // copies: histograms of `buckets` counts each; a lane copy interleaves 32 lanes per bucket.
+    const int words = Where == Privacy::Lane ? copies * buckets * 32 : copies * buckets;
+    for (int k = threadIdx.x; k < words; k += blockDim.x)
+        local[k] = 0;
+    unsigned* mine = nullptr;
+    if constexpr (Where == Privacy::Lane || Where == Privacy::Warp)
+        mine = local + (threadIdx.x / 32) * buckets * (Where == Privacy::Lane ? 32 : 1);
+    else if constexpr (Where == Privacy::Block)
+        mine = local;
+    const unsigned long long first = tilePairs * blockIdx.x / gridDim.x;
+    const unsigned long long end = tilePairs * (blockIdx.x + 1) / gridDim.x;
+    for (unsigned long long p = first; p < end; ++p) {
+        int ta = 0, tb = 0;
+        tilePair(p, ta, tb);
+        // This thread's points of tile a: a0 + threadIdx.x + k·kThreads.
+        const int a0 = ta * TiledPolicy<T>::kTile;
+        const int b0 = tb * TiledPolicy<T>::kTile;
+        T ax[TiledPolicy<T>::kPerThread], ay[TiledPolicy<T>::kPerThread], az[TiledPolicy<T>::kPerThread];
+#pragma unroll
+        for (int k = 0; k < TiledPolicy<T>::kPerThread; ++k) {
+            const int i = a0 + threadIdx.x + k * TiledPolicy<T>::kThreads;
+            ax[k] = i < n ? xs[i] : T(0);
+            ay[k] = i < n ? ys[i] : T(0);
+            az[k] = i < n ? zs[i] : T(0);
+        }
+        __syncthreads(); // the previous tile b is no longer read
+        for (int k = threadIdx.x; k < TiledPolicy<T>::kTile; k += blockDim.x) {
+            const int j = b0 + k;
+            bx[k] = j < n ? xs[j] : T(0);
+            by[k] = j < n ? ys[j] : T(0);
+            bz[k] = j < n ? zs[j] : T(0);
+        }
+        __syncthreads();
+        const int bCount = min(TiledPolicy<T>::kTile, n - b0);
+        const int aValid = min(TiledPolicy<T>::kTile, n - a0);
+        const bool diagonal = ta == tb;
+        // Whole tiles off the diagonal (almost all of them) count every pair without a test.
+        if (!diagonal && bCount == TiledPolicy<T>::kTile && aValid == TiledPolicy<T>::kTile)
+            countTilePair<T, Where, false>(
+                ax, ay, az, bx, by, bz, bCount, aValid, diagonal, inverseWidth, width, last, mine, histogram);
+        else
+            countTilePair<T, Where, true>(
+                ax, ay, az, bx, by, bz, bCount, aValid, diagonal, inverseWidth, width, last, mine, histogram);
+    }
+    if constexpr (Where != Privacy::Global) {
+        __syncthreads();
+        const int perBucket = Where == Privacy::Lane ? copies * 32 : copies; // counts of one bucket in shared memory
+        for (int b = threadIdx.x; b < buckets; b += blockDim.x) {
+            unsigned long long total = 0;
+            for (int c = 0; c < perBucket; ++c)
+                total += Where == Privacy::Lane ? local[(c / 32 * buckets + b) * 32 + c % 32] : local[c * buckets + b];
+            if (total)
+                atomicAdd(histogram + b, total);
+        }
+    }
+}
+
+template <class T> class TiledRun final : public SdhDeviceRun {
+public:
+    TiledRun(const data::PointCloud& cloud, Buckets buckets)
+        : SdhDeviceRun(cloud, buckets, 3 * cloud.size() * sizeof(T))
+        , m_x(cloud.size())
+        , m_y(cloud.size())
+        , m_z(cloud.size())
+    {
+        std::vector<T> x(cloud.x.begin(), cloud.x.end()), y(cloud.y.begin(), cloud.y.end()),
+            z(cloud.z.begin(), cloud.z.end());
+        timedUpload([&] {
+            m_x.uploadAsync(x, stream());
+            m_y.uploadAsync(y, stream());
+            m_z.uploadAsync(z, stream());
+        });
+        const std::size_t stage = 3 * TiledPolicy<T>::kTile * sizeof(T);
+        const std::size_t copy = buckets.count * sizeof(unsigned);
+        const std::size_t warps = TiledPolicy<T>::kThreads / 32;
+        // Lane copies only while a block stays small enough for several blocks per SM (measured: 80 buckets in lane
+        // copies, 92 KB a block, ran slower than one shared histogram per block).
+        if (stage + warps * 32 * copy <= kLaneBudget) {
+            m_where = Privacy::Lane;
+            m_copies = static_cast<int>(warps);
+            m_sharedBytes = stage + warps * 32 * copy;
+        } else if (stage + warps * copy <= kSharedBudget) {
+            m_where = Privacy::Warp;
+            m_copies = static_cast<int>(warps);
+            m_sharedBytes = stage + warps * copy;
+        } else if (stage + copy <= kSharedBudget) {
+            m_where = Privacy::Block;
+            m_copies = 1;
+            m_sharedBytes = stage + copy;
+        } else {
+            m_where = Privacy::Global;
+            m_copies = 0;
+            m_sharedBytes = stage;
+        }
+        for (auto kernel : {tiledKernel<T, Privacy::Lane>, tiledKernel<T, Privacy::Warp>,
+                 tiledKernel<T, Privacy::Block>, tiledKernel<T, Privacy::Global>})
+            KS_CUDA_CHECK(cudaFuncSetAttribute(
+                kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSharedBudget)));
+        const auto tiles
+            = static_cast<unsigned long long>((cloud.size() + TiledPolicy<T>::kTile - 1) / TiledPolicy<T>::kTile);
+        m_tilePairs = tiles * (tiles + 1) / 2;
+        int device = 0, sms = 1;
+        KS_CUDA_CHECK(cudaGetDevice(&device));
+        KS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        // Enough blocks to fill the GPU, and enough that no block counts 2^31 pairs into its 32-bit copies.
+        const unsigned long long pairsPerTilePair
+            = static_cast<unsigned long long>(TiledPolicy<T>::kTile) * TiledPolicy<T>::kTile;
+        const unsigned long long minimum = (m_tilePairs * pairsPerTilePair + (1ULL << 31) - 1) >> 31;
+        m_blocks = static_cast<unsigned>(std::min<unsigned long long>(m_tilePairs,
+            std::max<unsigned long long>(
+                static_cast<unsigned long long>(sms) * TiledPolicy<T>::kBlocksPerSm, minimum)));
+    }
+    std::string note() const override
+    {
+        const char* where = m_where == Privacy::Lane ? "a shared histogram per lane"
+            : m_where == Privacy::Warp               ? "a shared histogram per warp"
+            : m_where == Privacy::Block              ? "one shared histogram per block"
+                                                     : "global atomics (too many buckets for shared memory)";
+        char text[200];
+        std::snprintf(text, sizeof text, "%s; %llu tile pairs of %d points over %u blocks", where, m_tilePairs,
+            TiledPolicy<T>::kTile, m_blocks);
+        return text;
+    }
+
+private:
+    void launch() override
+    {
+        if (m_blocks == 0)
+            return;
+        switch (m_where) {
+        case Privacy::Lane:
+            launchAs<Privacy::Lane>();
+            break;
+        case Privacy::Warp:
+            launchAs<Privacy::Warp>();
+            break;
+        case Privacy::Block:
+            launchAs<Privacy::Block>();
+            break;
+        case Privacy::Global:
+            launchAs<Privacy::Global>();
+            break;
+        }
+    }
+    template <Privacy Where> void launchAs()
+    {
+        tiledKernel<T, Where><<<m_blocks, TiledPolicy<T>::kThreads, m_sharedBytes, stream()>>>(n(), m_x.data(),
+            m_y.data(), m_z.data(), m_tilePairs, static_cast<float>(1.0 / width()), width(),
+            static_cast<unsigned>(last()), bucketCount(), m_copies, histogram());
+        KS_CUDA_CHECK_LAUNCH("tiledKernel");
+    }
+
+    device::DeviceBuffer<T> m_x, m_y, m_z;
+    Privacy m_where = Privacy::Global;
+    int m_copies = 0;
+    std::size_t m_sharedBytes = 0;
+    unsigned long long m_tilePairs = 0;
+    unsigned m_blocks = 0;
+};
+
+template <class Run, class... Args>
+std::unique_ptr<PreparedRun> makeRun(const data::Dataset& dataset, const ParamSet& params, Args... args)
+{
+    const auto& cloud = dataset.as<data::PointCloud>();
+    return std::make_unique<Run>(cloud, bucketsFor(cloud, bucketWidth(params)), args...);
+}
+
+} // namespace
+} // namespace ks::sdh::gpu
+
+namespace ks::sdh {
+
+std::unique_ptr<PreparedRun> prepareBaseline(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    return gpu::makeRun<gpu::BaselineRun>(d, p);
+}
+
+std::unique_ptr<PreparedRun> prepareSharedLr(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    return gpu::makeRun<gpu::SharedLrRun>(d, p, 0, false);
+}
+
+std::unique_ptr<PreparedRun> prepareSharedLrLocal(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    return gpu::makeRun<gpu::SharedLrRun>(d, p, 1, false);
+}
+
+std::unique_ptr<PreparedRun> prepareSharedLrCopies(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    const auto& cloud = d.as<data::PointCloud>();
+    const int copies = gpu::seedCopies(static_cast<int>(bucketsFor(cloud, bucketWidth(p)).count));
+    return gpu::makeRun<gpu::SharedLrRun>(d, p, copies, false);
+}
+
+std::unique_ptr<PreparedRun> prepareSharedLrSoa(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    const auto& cloud = d.as<data::PointCloud>();
+    const int copies = gpu::seedCopies(static_cast<int>(bucketsFor(cloud, bucketWidth(p)).count));
+    return gpu::makeRun<gpu::SharedLrRun>(d, p, copies, true);
+}
+
+std::unique_ptr<PreparedRun> prepareTiledF32(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    return gpu::makeRun<gpu::TiledRun<float>>(d, p);
+}
+
+std::unique_ptr<PreparedRun> prepareTiledF64Exact(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    return gpu::makeRun<gpu::TiledRun<double>>(d, p);
+}
+
+} // namespace ks::sdh

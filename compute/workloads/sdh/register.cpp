@@ -1,0 +1,201 @@
+// The sdh workload descriptor and its variant list: the only place a new sdh variant has to be added.
+#include "compute/core/errors.h"
+#include "compute/core/registry.h"
+#include "compute/workloads/sdh/sdh.h"
+
+#include <cmath>
+#include <limits>
+
+namespace ks::sdh {
+
+namespace {
+
+/// The brute-force reference costs about 10 ns a pair on one core: beyond this many pairs (about 63,000 points) it is
+/// skipped and only the total of each histogram is checked.
+constexpr std::uint64_t kFullReferencePairs = 2'000'000'000;
+
+class SdhWorkload final : public Workload {
+public:
+    SdhWorkload()
+    {
+        m_variants = {
+            cpuVariant("reference", "Reference (brute force, double)",
+                "every pair's distance in double, rounded operation by operation, counted exactly", prepareReference),
+            cpuVariant("cpu_openmp", "CPU pairs (OpenMP)",
+                "the reference's arithmetic, rows of the pair triangle over threads, a histogram per thread",
+                prepareCpuOpenMp),
+            gpuVariant("baseline", "Baseline: global atomics (seed 1)",
+                "the seed's first version: a thread per point, every later point, atomicAdd into the global "
+                "histogram",
+                Backend::Cuda, KS_GPU_PREPARE(prepareBaseline)),
+            gpuVariant("shared_lr", "Shared-memory LR block (seed 2)",
+                "the seed's second: a block's points in registers, every later block staged in shared memory, "
+                "global atomics",
+                Backend::Cuda, KS_GPU_PREPARE(prepareSharedLr)),
+            gpuVariant("shared_lr_local", "Shared LR, one local copy (seed 3)",
+                "the seed's third: as shared_lr with the histogram in shared memory, added to the global one at "
+                "the end",
+                Backend::Cuda, KS_GPU_PREPARE(prepareSharedLrLocal)),
+            gpuVariant("shared_lr_copies", "Shared LR, local copies (seed 4)",
+                "the seed's fourth: several shared histogram copies chosen by the seed's table of bucket counts",
+                Backend::Cuda, KS_GPU_PREPARE(prepareSharedLrCopies)),
+            gpuVariant("shared_lr_soa", "Shared LR, copies, coalesced (seed 5)",
+                "the seed's fifth: the fourth on structure-of-arrays coordinates (three double arrays)", Backend::Cuda,
+                KS_GPU_PREPARE(prepareSharedLrSoa)),
+            gpuVariant("tiled_f32", "Tiled float32 (fast)",
+                "load-balanced tile pairs, four points per thread in registers, per-warp shared histograms; float "
+                "arithmetic and an approximate square root",
+                Backend::Cuda, KS_GPU_PREPARE(prepareTiledF32)),
+            gpuVariant("tiled_f64_exact", "Tiled float64 (exact)",
+                "the tiled kernel in double with every operation rounded as the reference rounds it: counts equal "
+                "the reference's",
+                Backend::Cuda, KS_GPU_PREPARE(prepareTiledF64Exact)),
+        };
+    }
+
+    std::string id() const override { return "sdh"; }
+    std::string name() const override { return "Spatial distance histogram"; }
+    std::string description() const override
+    {
+        return "the histogram of all N(N−1)/2 pair distances of a point cloud, buckets of width W (seed 001)";
+    }
+    std::string datasetKind() const override { return "points"; }
+    std::string filePatterns() const override { return "*.xyz *.pdb *.ent *.ply *.txt *.csv *.gz *.h5 *.hdf5"; }
+
+    std::vector<Axis> parameters() const override
+    {
+        return {
+            Axis::real("bucket_width", "width W of a bucket; the bucket count is ⌊bounding-box diagonal / W⌋ + 1",
+                500.0, 1e-12, 1e12),
+            Axis::integer("frame", "the frame (XYZ, HDF5) or model (PDB) to read, from 1 (read when a file is loaded)",
+                1, 1, 1'000'000'000)
+                .asReaderOption(),
+        };
+    }
+
+    std::vector<Axis> generatorParameters() const override
+    {
+        return {
+            Axis::choice("shape", "uniform in a box (the seed's setting) or Gaussian clusters", "uniform",
+                {"uniform", "clusters"}),
+            Axis::integer("points", "number of points N", 10'000, 1, 100'000'000),
+            Axis::real("box", "edge of the box (the seed's project used 23,000)", 23'000.0, 1e-9, 1e12),
+            Axis::integer("clusters", "clusters: number of Gaussian blobs", 8, 1, 1'000'000),
+            Axis::real("spread", "clusters: standard deviation of a blob as a share of the box", 0.03, 0.0, 10.0),
+            Axis::integer("seed", "random seed", 1, 0, std::int64_t(1) << 62),
+        };
+    }
+
+    std::string sizeParameter() const override { return "points"; }
+    std::string demoSizes() const override { return "1000..16000"; }
+
+    data::Dataset generate(const ParamSet& g) const override
+    {
+        data::CloudGenerator generator;
+        generator.shape
+            = g.text("shape") == "clusters" ? data::CloudShape::GaussianClusters : data::CloudShape::UniformBox;
+        generator.points = static_cast<std::uint64_t>(g.integer("points"));
+        generator.box = g.real("box");
+        generator.clusters = static_cast<std::uint64_t>(g.integer("clusters"));
+        generator.spread = g.real("spread");
+        generator.seed = static_cast<std::uint64_t>(g.integer("seed"));
+        const std::string name = "generated sdh " + g.text("shape") + " " + g.text("points")
+            + " points box=" + g.text("box") + " seed=" + g.text("seed");
+        return data::makePointDataset(data::generateCloud(generator), name, "generator: " + g.toString());
+    }
+
+    data::Dataset load(const std::string& path, const data::ReadOptions& options) const override
+    {
+        return data::loadPointCloud(path, options);
+    }
+
+    std::optional<data::Dataset> subset(const data::Dataset& dataset, std::uint64_t size) const override
+    {
+        const auto& cloud = dataset.as<data::PointCloud>();
+        if (size == 0 || size > cloud.size())
+            return std::nullopt;
+        data::PointCloud part;
+        const auto count = static_cast<std::ptrdiff_t>(size);
+        part.x.assign(cloud.x.begin(), cloud.x.begin() + count);
+        part.y.assign(cloud.y.begin(), cloud.y.begin() + count);
+        part.z.assign(cloud.z.begin(), cloud.z.begin() + count);
+        part.storedType = cloud.storedType;
+        part.notes = cloud.notes;
+        return data::makePointDataset(std::move(part),
+            dataset.meta().name + " [first " + std::to_string(size) + " points]", dataset.meta().source);
+    }
+
+    Cost cost(const data::Dataset& dataset, const ParamSet&) const override
+    {
+        const double n = static_cast<double>(dataset.as<data::PointCloud>().size());
+        const double pairs = static_cast<double>(pairCount(dataset.as<data::PointCloud>().size()));
+        // Per pair: three differences, three multiply-adds, a square root and a scaling (counted as 10 flops);
+        // the coordinates are read once.
+        return Cost {24.0 * n, 10.0 * pairs, pairs, "pairs", Roof::Fp32};
+    }
+
+    bool fullReferenceAffordable(const data::Dataset& dataset, const ParamSet&) const override
+    {
+        return pairCount(dataset.as<data::PointCloud>().size()) <= kFullReferencePairs;
+    }
+
+    double tolerance(const ParamSet&) const override
+    {
+        // A tenth of a percent of the pairs in a neighbouring bucket: what float32 rounding moves across bucket
+        // edges at thousands of buckets, with room; the double variants are exact and say so in l1_pairs.
+        return 1e-3;
+    }
+
+    Delta compare(const Result& result, const Result& reference, const data::Dataset& dataset,
+        const ParamSet& params) const override
+    {
+        const auto& cloud = dataset.as<data::PointCloud>();
+        const std::uint64_t pairs = pairCount(cloud.size());
+        if (reference.counts.empty()) {
+            // Beyond the reference's reach (hours of CPU time): every pair must still be counted exactly once.
+            std::uint64_t total = 0;
+            for (auto c : result.counts)
+                total += c;
+            Delta d;
+            d.kind = "l1_fraction";
+            d.tolerance = tolerance(params);
+            d.value = total == pairs ? 0.0 : std::numeric_limits<double>::infinity();
+            d.details = {{"total_minus_pairs", static_cast<double>(total) - static_cast<double>(pairs)},
+                {"reference_skipped", 1.0}};
+            d.computed = true;
+            return d;
+        }
+        if (result.counts.size() != reference.counts.size())
+            throw ComputeError("sdh: a histogram has " + std::to_string(result.counts.size()) + " buckets for "
+                + std::to_string(reference.counts.size()));
+        std::uint64_t total = 0;
+        double l1 = 0.0;
+        double worstRelative = 0.0;
+        for (std::size_t b = 0; b < result.counts.size(); ++b) {
+            total += result.counts[b];
+            const double diff
+                = std::fabs(static_cast<double>(result.counts[b]) - static_cast<double>(reference.counts[b]));
+            l1 += diff;
+            if (diff > 0)
+                worstRelative = std::max(worstRelative, diff / std::max(1.0, static_cast<double>(reference.counts[b])));
+        }
+        Delta d;
+        d.kind = "l1_fraction";
+        d.tolerance = tolerance(params);
+        // Every pair must be counted once: a total other than N(N−1)/2 is wrong whatever the buckets say.
+        d.value = total != pairs ? std::numeric_limits<double>::infinity()
+                                 : (pairs == 0 ? 0.0 : l1 / (2.0 * static_cast<double>(pairs)));
+        d.details = {{"l1_pairs", l1}, {"max_rel_bucket_err", worstRelative},
+            {"total_minus_pairs", static_cast<double>(total) - static_cast<double>(pairs)}};
+        d.computed = true;
+        return d;
+    }
+};
+} // namespace
+
+void registerSdh(Registry& registry)
+{
+    registry.add(std::make_unique<SdhWorkload>());
+}
+
+} // namespace ks::sdh

@@ -1,0 +1,56 @@
+#pragma once
+
+// The sdh workload (seed 001): the spatial distance histogram of a point cloud — every one of the N(N−1)/2 pair
+// distances counted into buckets of width W, bucket ⌊d / W⌋, with as many buckets as the bounding box's diagonal
+// needs.
+
+#include "compute/core/cpu_run.h"
+#include "compute/core/variant.h"
+#include "compute/core/workload.h"
+#include "data/point_cloud.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace ks {
+class Registry;
+}
+
+namespace ks::sdh {
+
+/// Number of pairs of n points, n(n − 1)/2.
+inline std::uint64_t pairCount(std::uint64_t n)
+{
+    return n < 2 ? 0 : n * (n - 1) / 2;
+}
+
+/// The histogram's shape for a cloud and a bucket width: ⌊diagonal / W⌋ + 1 buckets, so every pair distance (at
+/// most the bounding box's diagonal) has one.
+struct Buckets {
+    double width = 0.0;
+    std::uint64_t count = 0;
+};
+Buckets bucketsFor(const data::PointCloud& cloud, double width);
+
+/// The `bucket_width` parameter.
+double bucketWidth(const ParamSet& params);
+
+/// An sdh Result: quantity "histogram", one count per bucket.
+Result makeResult(std::vector<std::uint64_t> counts);
+
+// Variant factories, one per variant (see register.cpp for the list).
+std::unique_ptr<PreparedRun> prepareReference(const data::Dataset&, const ParamSet&, const RunContext&);
+std::unique_ptr<PreparedRun> prepareCpuOpenMp(const data::Dataset&, const ParamSet&, const RunContext&);
+std::unique_ptr<PreparedRun> prepareBaseline(const data::Dataset&, const ParamSet&, const RunContext&);
+std::unique_ptr<PreparedRun> prepareSharedLr(const data::Dataset&, const ParamSet&, const RunContext&);
+std::unique_ptr<PreparedRun> prepareSharedLrLocal(const data::Dataset&, const ParamSet&, const RunContext&);
+std::unique_ptr<PreparedRun> prepareSharedLrCopies(const data::Dataset&, const ParamSet&, const RunContext&);
+std::unique_ptr<PreparedRun> prepareSharedLrSoa(const data::Dataset&, const ParamSet&, const RunContext&);
+std::unique_ptr<PreparedRun> prepareTiledF32(const data::Dataset&, const ParamSet&, const RunContext&);
+std::unique_ptr<PreparedRun> prepareTiledF64Exact(const data::Dataset&, const ParamSet&, const RunContext&);
+
+/// Adds the sdh workload to the registry.
+void registerSdh(Registry& registry);
+
+} // namespace ks::sdh
