@@ -1,6 +1,7 @@
 #include "gui/views/linreg_view.h"
 #include "gui/views/lrv_view.h"
 #include "gui/views/result_values_view.h"
+#include "gui/views/sdh_view.h"
 #include "gui/views/spmv_view.h"
 #include "gui/views/workload_view.h"
 
@@ -12,6 +13,8 @@ WorkloadView* createWorkloadView(const std::string& workloadId, ResultsModel* mo
         return new LinregView(model, parent);
     if (workloadId == "lrv")
         return new LrvView(model, parent);
+    if (workloadId == "sdh")
+        return new SdhView(model, parent);
     if (workloadId == "spmv")
         return new SpmvView(model, parent);
     return new ResultValuesView(model, parent);

@@ -583,9 +583,9 @@ TEST(WorkloadViewFactory, LinregHasItsOwnViewOthersTheResultValues)
 {
     ResultsModel model;
     std::unique_ptr<WorkloadView> linregView(createWorkloadView("linreg", &model, nullptr));
-    std::unique_ptr<WorkloadView> sdhView(createWorkloadView("sdh", &model, nullptr));
+    std::unique_ptr<WorkloadView> otherView(createWorkloadView("cnn", &model, nullptr)); // no view of its own yet
     EXPECT_NE(qobject_cast<LinregView*>(linregView.get()), nullptr);
-    EXPECT_NE(qobject_cast<ResultValuesView*>(sdhView.get()), nullptr);
+    EXPECT_NE(qobject_cast<ResultValuesView*>(otherView.get()), nullptr);
 }
 
 // ---------------------------------------------------------------------------------------------------- all charts
