@@ -466,20 +466,12 @@ std::string parentGroup(const std::string& path)
 
 /// The matrix to read: ReadOptions::h5Path when it names a dataset, else the only 2-D numeric dataset in the file
 /// (or in the group h5Path names).
-std::string chooseMatrix(const h5::File& file, std::string h5Path)
+std::string chooseMatrix(const h5::File& file, const std::string& h5Path)
 {
-    std::string group = "/";
-    if (!h5Path.empty()) {
-        if (h5Path.front() != '/')
-            h5Path.insert(h5Path.begin(), '/');
-        if (h5Path.size() > 1 && h5Path.back() == '/')
-            h5Path.pop_back();
-        if (file.hasDataset(h5Path))
-            return h5Path;
-        if (!file.hasGroup(h5Path))
-            file.fail("", "no dataset or group named " + h5Path + " (--h5-path)");
-        group = h5Path;
-    }
+    const h5::PathTarget target = h5::resolvePath(file, h5Path);
+    if (!target.dataset.empty())
+        return target.dataset;
+    const std::string& group = target.group;
     const std::string prefix = group == "/" ? "/" : group + "/";
     std::vector<h5::DatasetInfo> all;
     std::vector<std::string> candidates;

@@ -684,4 +684,29 @@ void File::createGroup(const std::string& path)
         fail("group " + path, "cannot create: " + errorStack());
 }
 
+std::string normalisedPath(std::string path)
+{
+    if (path.empty() || path.front() != '/')
+        path.insert(path.begin(), '/');
+    while (path.size() > 1 && path.back() == '/')
+        path.pop_back();
+    return path;
+}
+
+PathTarget resolvePath(const File& file, const std::string& h5Path)
+{
+    PathTarget target;
+    if (h5Path.empty())
+        return target;
+    const std::string path = normalisedPath(h5Path);
+    if (file.hasDataset(path)) {
+        target.dataset = path;
+        return target;
+    }
+    if (!file.hasGroup(path))
+        file.fail("", "no dataset or group named " + path + " (--h5-path)");
+    target.group = path;
+    return target;
+}
+
 } // namespace ks::data::h5

@@ -93,4 +93,15 @@ private:
 /// True when the file starts with the HDF5 signature (checked at offsets 0, 512, 1024, ...).
 bool looksLikeHdf5(const std::string& path);
 
+/// "/a/b" from the --h5-path a user typed ("a/b", "/a/b/", …).
+std::string normalisedPath(std::string path);
+
+/// Where --h5-path points: `dataset` when it names a dataset; otherwise `group`, the group to search ("/" when
+/// h5Path is empty). Fails, naming the path, when it names neither.
+struct PathTarget {
+    std::string dataset;
+    std::string group = "/";
+};
+PathTarget resolvePath(const File& file, const std::string& h5Path);
+
 } // namespace ks::data::h5

@@ -3,6 +3,7 @@
 
 #include "data/dataset_error.h"
 #include "data/host_memory.h"
+#include "data/line_cursor.h"
 #include "data/sparse_matrix.h"
 #include "data/text_file.h"
 
@@ -78,37 +79,6 @@ std::string lowerCase(std::string_view s)
         c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return out;
 }
-
-/// The text one line at a time (LF or CRLF), numbered from 1.
-class LineCursor {
-public:
-    explicit LineCursor(std::string_view text)
-        : m_text(text)
-    {
-    }
-
-    bool next(std::string_view& line)
-    {
-        if (m_pos >= m_text.size())
-            return false;
-        const std::size_t end = m_text.find('\n', m_pos);
-        const std::size_t stop = end == std::string_view::npos ? m_text.size() : end;
-        line = m_text.substr(m_pos, stop - m_pos);
-        if (!line.empty() && line.back() == '\r')
-            line.remove_suffix(1);
-        m_pos = end == std::string_view::npos ? m_text.size() : end + 1;
-        ++m_number;
-        return true;
-    }
-
-    std::size_t number() const { return m_number; }
-    std::size_t remainingBytes() const { return m_text.size() - m_pos; }
-
-private:
-    std::string_view m_text;
-    std::size_t m_pos = 0;
-    std::size_t m_number = 0;
-};
 
 /// The next blank-separated token of `line` from `pos` (empty at the end of the line).
 std::string_view nextToken(std::string_view line, std::size_t& pos)

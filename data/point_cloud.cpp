@@ -8,6 +8,7 @@
 #include "data/hash.h"
 #include "data/hdf5_file.h"
 #include "data/host_memory.h"
+#include "data/line_cursor.h"
 #include "data/random.h"
 #include "data/text_file.h"
 
@@ -66,46 +67,14 @@ std::string_view withoutBom(std::string_view text)
     return text;
 }
 
-/// The text one line at a time (LF or CRLF), numbered from 1.
-class LineCursor {
-public:
-    explicit LineCursor(std::string_view text)
-        : m_text(text)
-    {
-    }
-
-    bool next(std::string_view& line)
-    {
-        if (m_pos >= m_text.size())
-            return false;
-        const std::size_t end = m_text.find('\n', m_pos);
-        const std::size_t stop = end == std::string_view::npos ? m_text.size() : end;
-        line = m_text.substr(m_pos, stop - m_pos);
-        if (!line.empty() && line.back() == '\r')
-            line.remove_suffix(1);
-        m_pos = end == std::string_view::npos ? m_text.size() : end + 1;
-        ++m_number;
-        return true;
-    }
-
-    /// The next line that is not blank; false at the end of the text.
-    bool nextNonBlank(std::string_view& line)
-    {
-        while (next(line))
-            if (!trimmed(line).empty())
-                return true;
-        return false;
-    }
-
-    std::size_t number() const { return m_number; }
-    std::size_t position() const { return m_pos; }
-    std::size_t remainingBytes() const { return m_text.size() - m_pos; }
-
-private:
-    std::string_view m_text;
-    std::size_t m_pos = 0;
-    std::size_t m_number = 0;
-};
+/// The next line of `lines` that is not blank; false at the end of the text.
+bool nextNonBlank(LineCursor& lines, std::string_view& line)
+{
+    while (lines.next(line))
+        if (!trimmed(line).empty())
+            return true;
+    return false;
+}
 
 /// The next blank-separated token of `line` from `pos` (empty at the end of the line).
 std::string_view nextToken(std::string_view line, std::size_t& pos)
@@ -631,7 +600,7 @@ void readPlyAscii(std::string_view bytes, const PlyHeader& header, std::size_t v
     for (std::size_t k = 0; k < vertexIndex; ++k) {
         const PlyElement& e = header.elements[k];
         for (std::uint64_t item = 0; item < e.count; ++item)
-            if (!lines.nextNonBlank(line))
+            if (!nextNonBlank(lines, line))
                 throw DatasetError(file, "end of file",
                     "the body ends after " + std::to_string(item) + " of the " + std::to_string(e.count) + " " + e.name
                         + " items");
@@ -642,7 +611,7 @@ void readPlyAscii(std::string_view bytes, const PlyHeader& header, std::size_t v
     for (int a = 0; a < 3; ++a)
         axisOf[axes[static_cast<std::size_t>(a)]] = a;
     for (std::uint64_t item = 0; item < vertex.count; ++item) {
-        if (!lines.nextNonBlank(line))
+        if (!nextNonBlank(lines, line))
             throw DatasetError(file, "end of file",
                 "the body ends after " + std::to_string(item) + " of the " + vertices(vertex.count)
                     + " the header declares");
@@ -713,19 +682,10 @@ std::string listing(const std::vector<std::string>& names)
 /// frames × N × 3 numeric dataset; a file holding one dataset of another shape reads it, so the error names it.
 std::string choosePoints(const h5::File& file, const ReadOptions& options)
 {
-    std::string group = "/";
-    if (!options.h5Path.empty()) {
-        std::string p = options.h5Path;
-        if (p.front() != '/')
-            p.insert(p.begin(), '/');
-        while (p.size() > 1 && p.back() == '/')
-            p.pop_back();
-        if (file.hasDataset(p))
-            return p;
-        if (!file.hasGroup(p))
-            file.fail("", "no dataset or group named " + p + " (--h5-path)");
-        group = p;
-    }
+    const h5::PathTarget target = h5::resolvePath(file, options.h5Path);
+    if (!target.dataset.empty())
+        return target.dataset;
+    const std::string& group = target.group;
     const std::string prefix = group == "/" ? "/" : group + "/";
     std::vector<std::string> all;
     std::vector<std::string> allPaths;
@@ -799,7 +759,7 @@ PointCloud readXyz(const std::string& path, const ReadOptions& options)
     const std::string_view text = withoutBom(bytes);
     LineCursor lines(text);
     std::string_view line;
-    if (!lines.nextNonBlank(line))
+    if (!nextNonBlank(lines, line))
         throw DatasetError(path, "", "empty file: no atom count line");
     {
         // Sniff: a first line of three numbers (or more) is headerless x y z text.
@@ -818,7 +778,7 @@ PointCloud readXyz(const std::string& path, const ReadOptions& options)
     std::size_t chosenCountLine = 0;
     std::array<std::string_view, 4> t;
     LineCursor cursor(text);
-    while (cursor.nextNonBlank(line)) {
+    while (nextNonBlank(cursor, line)) {
         const std::size_t countLine = cursor.number();
         const std::size_t fields = tokens(line, t);
         std::uint64_t count = 0;

@@ -23,15 +23,6 @@ namespace {
 /// How many group names an error lists before "and N more".
 constexpr std::size_t kGroupsListed = 8;
 
-std::string normalisedPath(std::string path)
-{
-    if (path.empty() || path.front() != '/')
-        path.insert(path.begin(), '/');
-    while (path.size() > 1 && path.back() == '/')
-        path.pop_back();
-    return path;
-}
-
 std::string childPath(const std::string& group, const std::string& name)
 {
     return group == "/" ? "/" + name : group + "/" + name;
@@ -60,7 +51,7 @@ std::string listing(const std::vector<std::string>& names)
 std::string chooseGroup(const h5::File& file, const ReadOptions& options, std::vector<std::string>& notes)
 {
     if (!options.h5Path.empty()) {
-        std::string group = normalisedPath(options.h5Path);
+        std::string group = h5::normalisedPath(options.h5Path);
         if (file.hasDataset(group))
             group = parentPath(group);
         else if (!file.hasGroup(group))
@@ -461,7 +452,7 @@ CsrMatrix readSparseHdf5(const std::string& path, const ReadOptions& options)
 void writeSparseHdf5(const std::string& path, const CsrMatrix& matrix, const std::string& group)
 {
     validateCsr(matrix, path);
-    const std::string g = normalisedPath(group);
+    const std::string g = h5::normalisedPath(group);
     h5::File file = h5::File::create(path);
     file.createGroup(g);
     const std::uint64_t nnz = matrix.nnz();

@@ -496,19 +496,10 @@ std::string describe(const h5::DatasetInfo& d)
 /// file.
 std::string chooseVector(const h5::File& file, const ReadOptions& options)
 {
-    std::string group = "/";
-    if (!options.h5Path.empty()) {
-        std::string p = options.h5Path;
-        if (p.front() != '/')
-            p.insert(p.begin(), '/');
-        while (p.size() > 1 && p.back() == '/')
-            p.pop_back();
-        if (file.hasDataset(p))
-            return p;
-        if (!file.hasGroup(p))
-            file.fail("", "no dataset or group named " + p + " (--h5-path)");
-        group = p;
-    }
+    const h5::PathTarget target = h5::resolvePath(file, options.h5Path);
+    if (!target.dataset.empty())
+        return target.dataset;
+    const std::string& group = target.group;
     const std::string prefix = group == "/" ? "/" : group + "/";
     std::vector<std::string> all;
     std::vector<h5::DatasetInfo> candidates;

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace ks::data {
+
+/// A text in memory, one line at a time (LF or CRLF; the line handed out has neither), lines numbered from 1: what
+/// the hand-written text readers (Matrix Market, point clouds) walk their files with.
+class LineCursor {
+public:
+    explicit LineCursor(std::string_view text)
+        : m_text(text)
+    {
+    }
+
+    /// The next line; false at the end of the text.
+    bool next(std::string_view& line)
+    {
+        if (m_pos >= m_text.size())
+            return false;
+        const std::size_t end = m_text.find('\n', m_pos);
+        const std::size_t stop = end == std::string_view::npos ? m_text.size() : end;
+        line = m_text.substr(m_pos, stop - m_pos);
+        if (!line.empty() && line.back() == '\r')
+            line.remove_suffix(1);
+        m_pos = end == std::string_view::npos ? m_text.size() : end + 1;
+        ++m_number;
+        return true;
+    }
+
+    std::size_t number() const { return m_number; } ///< the last line handed out
+    std::size_t position() const { return m_pos; } ///< byte offset of the next line
+    std::size_t remainingBytes() const { return m_text.size() - m_pos; }
+
+private:
+    std::string_view m_text;
+    std::size_t m_pos = 0;
+    std::size_t m_number = 0;
+};
+
+} // namespace ks::data
