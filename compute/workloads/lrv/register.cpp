@@ -83,7 +83,8 @@ public:
                 Backend::Cuda, KS_GPU_PREPARE(prepareLogsTiled)),
             gpuVariant("dmma_refined", "Tensor-core expansion, refined",
                 "centred logs; s_i + s_j − 2·c_i·c_j with the Gram tile from FP64 tensor cores (mma.sync "
-                "m16n8k8 on Hopper, m8n8k4 before) and the lrv written from registers; cancelling pairs recomputed directly",
+                "m16n8k8 on Hopper, m8n8k4 before) and the lrv written from registers; cancelling pairs recomputed "
+                "directly",
                 Backend::Cuda, KS_GPU_PREPARE(prepareDmmaRefined)),
             gemm,
             refined,
