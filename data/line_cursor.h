@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <string_view>
 
@@ -38,5 +39,29 @@ private:
     std::size_t m_pos = 0;
     std::size_t m_number = 0;
 };
+
+/// Blanks that separate fields: space, tab, and the carriage return of CRLF files (and \v, \f).
+inline constexpr std::array<bool, 256> kBlank = [] {
+    std::array<bool, 256> table {};
+    for (const unsigned char c : {' ', '\t', '\r', '\v', '\f'})
+        table[c] = true;
+    return table;
+}();
+
+inline bool isBlank(char c)
+{
+    return kBlank[static_cast<unsigned char>(c)];
+}
+
+/// The next blank-separated token of `line` from `pos` (empty at the end of the line).
+inline std::string_view nextToken(std::string_view line, std::size_t& pos)
+{
+    while (pos < line.size() && isBlank(line[pos]))
+        ++pos;
+    const std::size_t start = pos;
+    while (pos < line.size() && !isBlank(line[pos]))
+        ++pos;
+    return line.substr(start, pos - start);
+}
 
 } // namespace ks::data

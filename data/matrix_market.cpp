@@ -52,19 +52,6 @@ std::uint64_t saturatingAdd(std::uint64_t a, std::uint64_t b)
     return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<std::uint64_t>::max() : sum;
 }
 
-/// Blanks that separate fields: space, tab, and the carriage return of CRLF files (and \v, \f).
-constexpr std::array<bool, 256> kBlank = [] {
-    std::array<bool, 256> table {};
-    for (const unsigned char c : {' ', '\t', '\r', '\v', '\f'})
-        table[c] = true;
-    return table;
-}();
-
-bool isBlank(char c)
-{
-    return kBlank[static_cast<unsigned char>(c)];
-}
-
 bool equalsIgnoringCase(std::string_view a, std::string_view b)
 {
     return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -78,17 +65,6 @@ std::string lowerCase(std::string_view s)
     for (char& c : out)
         c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return out;
-}
-
-/// The next blank-separated token of `line` from `pos` (empty at the end of the line).
-std::string_view nextToken(std::string_view line, std::size_t& pos)
-{
-    while (pos < line.size() && isBlank(line[pos]))
-        ++pos;
-    const std::size_t start = pos;
-    while (pos < line.size() && !isBlank(line[pos]))
-        ++pos;
-    return line.substr(start, pos - start);
 }
 
 std::string quoted(std::string_view token)

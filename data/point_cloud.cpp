@@ -38,19 +38,6 @@ constexpr const char* kAxisNames[3] = {"x", "y", "z"};
 /// How many dataset names an HDF5 error lists before "and N more".
 constexpr std::size_t kNamesListed = 8;
 
-/// Blanks that separate fields: space, tab, and the carriage return of CRLF files (and \v, \f).
-constexpr std::array<bool, 256> kBlank = [] {
-    std::array<bool, 256> table {};
-    for (const unsigned char c : {' ', '\t', '\r', '\v', '\f'})
-        table[c] = true;
-    return table;
-}();
-
-bool isBlank(char c)
-{
-    return kBlank[static_cast<unsigned char>(c)];
-}
-
 std::string_view trimmed(std::string_view s)
 {
     while (!s.empty() && isBlank(s.front()))
@@ -74,17 +61,6 @@ bool nextNonBlank(LineCursor& lines, std::string_view& line)
         if (!trimmed(line).empty())
             return true;
     return false;
-}
-
-/// The next blank-separated token of `line` from `pos` (empty at the end of the line).
-std::string_view nextToken(std::string_view line, std::size_t& pos)
-{
-    while (pos < line.size() && isBlank(line[pos]))
-        ++pos;
-    const std::size_t start = pos;
-    while (pos < line.size() && !isBlank(line[pos]))
-        ++pos;
-    return line.substr(start, pos - start);
 }
 
 /// Splits a line into blank-separated tokens, keeping the first `N` and counting all.
