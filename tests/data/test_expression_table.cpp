@@ -42,12 +42,6 @@ using test::catchDatasetError;
 using test::contains;
 using test::errorSays;
 
-/// The committed corpus of the lrv workload (tests/data/lrv/{good,bad}/...).
-std::string lrvCorpusPath(const std::string& relative)
-{
-    return std::string(KS_TEST_DATA_DIR) + "/lrv/" + relative;
-}
-
 /// The table every good corpus file holds, samples as rows.
 const std::vector<double> kCorpusValues = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10.5, 11, 12};
 const std::vector<std::string> kSamples = {"S1", "S2", "S3"};
@@ -137,7 +131,7 @@ TEST_P(ExpressionTextGoodCorpusTest, ReadsTheSameThreeByFourTable)
 {
     const GoodFile& file = GetParam();
     const ReadOptions options = file.featuresAsRows ? kFeaturesAsRows : ReadOptions {};
-    const ExpressionTable t = readExpressionText(lrvCorpusPath(std::string("good/") + file.name), options);
+    const ExpressionTable t = readExpressionText(test::corpusPath(std::string("good/") + file.name, "lrv"), options);
     EXPECT_EQ(t.samples, 3u);
     EXPECT_EQ(t.features, 4u);
     EXPECT_EQ(t.values, kCorpusValues);
@@ -155,7 +149,7 @@ TEST(ExpressionTextCorpusTest, EveryGoodFileIsRead)
     std::set<std::string> covered;
     for (const auto& good : kGoodCorpus)
         covered.insert(good.name);
-    for (const auto& entry : std::filesystem::directory_iterator(lrvCorpusPath("good")))
+    for (const auto& entry : std::filesystem::directory_iterator(test::corpusPath("good", "lrv")))
         EXPECT_TRUE(covered.count(entry.path().filename().string()))
             << entry.path() << " is in the good corpus but kGoodCorpus does not list it";
 }
@@ -209,7 +203,7 @@ class ExpressionTextBadCorpusTest : public ::testing::TestWithParam<BadFile> { }
 TEST_P(ExpressionTextBadCorpusTest, ThrowsNamingFilePlaceAndProblem)
 {
     const BadFile& bad = GetParam();
-    const std::string path = lrvCorpusPath(std::string("bad/") + bad.name);
+    const std::string path = test::corpusPath(std::string("bad/") + bad.name, "lrv");
     ASSERT_TRUE(std::filesystem::is_regular_file(path)) << path;
     const ReadOptions options = bad.featuresAsRows ? kFeaturesAsRows : ReadOptions {};
     EXPECT_TRUE(errorSays(catchDatasetError([&] { readExpressionText(path, options); }), path, bad.place, bad.problem));
@@ -226,7 +220,7 @@ TEST(ExpressionTextCorpusTest, EveryBadFileHasAnExpectedError)
     std::set<std::string> covered;
     for (const auto& bad : kBadCorpus)
         covered.insert(bad.name);
-    for (const auto& entry : std::filesystem::directory_iterator(lrvCorpusPath("bad")))
+    for (const auto& entry : std::filesystem::directory_iterator(test::corpusPath("bad", "lrv")))
         EXPECT_TRUE(covered.count(entry.path().filename().string()))
             << entry.path() << " is in the malformed corpus but kBadCorpus has no expectation for it";
 }
@@ -237,7 +231,8 @@ class ExpressionTempTest : public test::TempDirTest { };
 
 TEST(ExpressionTextParamsTest, NaDropRemovesEveryFeatureHoldingAMissingValue)
 {
-    const ExpressionTable t = readExpressionText(lrvCorpusPath("bad/na_cell.tsv"), withParams({{"na", "drop"}}));
+    const ExpressionTable t
+        = readExpressionText(test::corpusPath("bad/na_cell.tsv", "lrv"), withParams({{"na", "drop"}}));
     EXPECT_EQ(t.samples, 3u);
     EXPECT_EQ(t.features, 2u);
     EXPECT_EQ(t.featureNames, (std::vector<std::string> {"G1", "G4"}));
@@ -249,10 +244,12 @@ TEST(ExpressionTextParamsTest, NaDropRemovesEveryFeatureHoldingAMissingValue)
 
 TEST(ExpressionTextParamsTest, NaDropHandlesEmptyCellsAndNaN)
 {
-    const ExpressionTable empty = readExpressionText(lrvCorpusPath("bad/empty_cell.csv"), withParams({{"na", "drop"}}));
+    const ExpressionTable empty
+        = readExpressionText(test::corpusPath("bad/empty_cell.csv", "lrv"), withParams({{"na", "drop"}}));
     EXPECT_EQ(empty.featureNames, (std::vector<std::string> {"G1", "G3"}));
     EXPECT_EQ(empty.values, (std::vector<double> {1, 3, 4, 6}));
-    const ExpressionTable nan = readExpressionText(lrvCorpusPath("bad/nan_cell.csv"), withParams({{"na", "drop"}}));
+    const ExpressionTable nan
+        = readExpressionText(test::corpusPath("bad/nan_cell.csv", "lrv"), withParams({{"na", "drop"}}));
     EXPECT_EQ(nan.featureNames, (std::vector<std::string> {"G1", "G2"}));
     EXPECT_EQ(nan.values, (std::vector<double> {1, 2, 4, 5}));
 }
@@ -260,10 +257,10 @@ TEST(ExpressionTextParamsTest, NaDropHandlesEmptyCellsAndNaN)
 TEST(ExpressionTextParamsTest, NaDropDoesNotExcuseInfinitiesOrNegatives)
 {
     const ReadOptions drop = withParams({{"na", "drop"}});
-    const std::string inf = lrvCorpusPath("bad/inf_cell.csv");
+    const std::string inf = test::corpusPath("bad/inf_cell.csv", "lrv");
     EXPECT_TRUE(errorSays(catchDatasetError([&] { readExpressionText(inf, drop); }), inf,
         "line 2, column 4 (sample S1, feature G3)", "an infinite value"));
-    const std::string negative = lrvCorpusPath("bad/negative_cell.csv");
+    const std::string negative = test::corpusPath("bad/negative_cell.csv", "lrv");
     EXPECT_TRUE(errorSays(catchDatasetError([&] { readExpressionText(negative, drop); }), negative,
         "line 3, column 3 (sample S2, feature G2)", "negative value -2"));
 }
@@ -280,7 +277,7 @@ TEST_F(ExpressionTempTest, NaDropLeavingFewerThanTwoFeaturesIsAnError)
 TEST(ExpressionTextParamsTest, ZerosReplaceUsesTheSmallestPositiveValueAndSaysSo)
 {
     const ExpressionTable t
-        = readExpressionText(lrvCorpusPath("bad/zero_cell.tsv"), withParams({{"zeros", "replace"}}));
+        = readExpressionText(test::corpusPath("bad/zero_cell.tsv", "lrv"), withParams({{"zeros", "replace"}}));
     EXPECT_EQ(t.values, (std::vector<double> {1, 2, 3, 4, 5, 0.25, 0.25, 8, 0.25, 10.5, 11, 12}));
     ASSERT_EQ(t.notes.size(), 1u);
     EXPECT_EQ(t.notes[0], "replaced 2 zeros with 0.25, the smallest positive value");
@@ -288,7 +285,7 @@ TEST(ExpressionTextParamsTest, ZerosReplaceUsesTheSmallestPositiveValueAndSaysSo
 
 TEST(ExpressionTextParamsTest, ZerosReplaceDoesNotExcuseNegatives)
 {
-    const std::string p = lrvCorpusPath("bad/negative_cell.csv");
+    const std::string p = test::corpusPath("bad/negative_cell.csv", "lrv");
     EXPECT_TRUE(errorSays(catchDatasetError([&] {
         readExpressionText(p, withParams({{"zeros", "replace"}}));
     }),
@@ -297,7 +294,7 @@ TEST(ExpressionTextParamsTest, ZerosReplaceDoesNotExcuseNegatives)
 
 TEST(ExpressionTextParamsTest, UnknownParameterValuesAreErrors)
 {
-    const std::string p = lrvCorpusPath("good/corner_label.tsv");
+    const std::string p = test::corpusPath("good/corner_label.tsv", "lrv");
     EXPECT_TRUE(errorSays(catchDatasetError([&] {
         readExpressionText(p, withParams({{"orientation", "columns"}}));
     }),
@@ -394,7 +391,7 @@ TEST_F(ExpressionTempTest, FeaturesAsRowsWithoutRowNamesGeneratesFeatureNames)
 
 TEST_F(ExpressionTempTest, DuplicateSampleNamesAreAllowed)
 {
-    const ExpressionTable t = readExpressionText(lrvCorpusPath("bad/duplicate_feature_rows.tsv"));
+    const ExpressionTable t = readExpressionText(test::corpusPath("bad/duplicate_feature_rows.tsv", "lrv"));
     EXPECT_EQ(t.sampleNames, (std::vector<std::string> {"G1", "G2", "G1"}));
     EXPECT_EQ(t.values, (std::vector<double> {1, 2, 3, 4, 5, 6}));
 }
@@ -402,7 +399,7 @@ TEST_F(ExpressionTempTest, DuplicateSampleNamesAreAllowed)
 TEST_F(ExpressionTempTest, GzipIsReadDirectly)
 {
     std::string text;
-    std::ifstream in(lrvCorpusPath("good/corner_label.tsv"), std::ios::binary);
+    std::ifstream in(test::corpusPath("good/corner_label.tsv", "lrv"), std::ios::binary);
     text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     const std::string p = tempPath("table.tsv.gz");
     writeGzip(p, text);

@@ -37,12 +37,6 @@ using test::catchDatasetError;
 using test::contains;
 using test::errorSays;
 
-/// The committed corpus of the spmv workload (tests/data/spmv/{good,bad}/...).
-std::string spmvCorpusPath(const std::string& relative)
-{
-    return std::string(KS_TEST_DATA_DIR) + "/spmv/" + relative;
-}
-
 std::string readBytes(const std::string& path)
 {
     std::ifstream in(path, std::ios::binary);
@@ -172,7 +166,7 @@ class MatrixMarketGoodCorpusTest : public test::TempDirTest, public ::testing::W
 TEST_P(MatrixMarketGoodCorpusTest, ReadsTheExpectedMatrix)
 {
     const GoodMatrix& good = GetParam();
-    const std::string path = spmvCorpusPath(std::string("good/") + good.name);
+    const std::string path = test::corpusPath(std::string("good/") + good.name, "spmv");
     const CsrMatrix m = readMatrixMarket(path);
     EXPECT_NO_THROW(validateCsr(m, path));
     EXPECT_EQ(m.rows, good.rows);
@@ -212,7 +206,7 @@ TEST(MatrixMarketCorpusTest, EveryGoodFileIsListed)
     for (const auto& good : kGoodCorpus)
         covered.insert(good.name);
     std::size_t files = 0;
-    for (const auto& entry : std::filesystem::directory_iterator(spmvCorpusPath("good"))) {
+    for (const auto& entry : std::filesystem::directory_iterator(test::corpusPath("good", "spmv"))) {
         ++files;
         EXPECT_TRUE(covered.count(entry.path().filename().string()))
             << entry.path() << " is in the good corpus but kGoodCorpus does not list it";
@@ -223,7 +217,7 @@ TEST(MatrixMarketCorpusTest, EveryGoodFileIsListed)
 TEST(MatrixMarketCorpusTest, TheCrlfFileKeepsItsLineEndings)
 {
     // .gitattributes keeps the corpus byte-exact; a checkout that converted line endings would test nothing.
-    const std::string bytes = readBytes(spmvCorpusPath("good/crlf.mtx"));
+    const std::string bytes = readBytes(test::corpusPath("good/crlf.mtx", "spmv"));
     EXPECT_TRUE(contains(bytes, "general\r\n% crlf\r\n2 3 3\r\n"));
 }
 
@@ -288,7 +282,7 @@ class MatrixMarketBadCorpusTest : public ::testing::TestWithParam<BadMatrix> { }
 TEST_P(MatrixMarketBadCorpusTest, ThrowsNamingFilePlaceAndProblem)
 {
     const BadMatrix& bad = GetParam();
-    const std::string path = spmvCorpusPath(std::string("bad/") + bad.name);
+    const std::string path = test::corpusPath(std::string("bad/") + bad.name, "spmv");
     ASSERT_TRUE(std::filesystem::is_regular_file(path)) << path;
     EXPECT_TRUE(errorSays(catchDatasetError([&] { readMatrixMarket(path); }), path, bad.place, bad.problem));
 }
@@ -302,7 +296,7 @@ TEST(MatrixMarketCorpusTest, EveryBadFileHasAnExpectedError)
     for (const auto& bad : kBadCorpus)
         covered.insert(bad.name);
     std::size_t files = 0;
-    for (const auto& entry : std::filesystem::directory_iterator(spmvCorpusPath("bad"))) {
+    for (const auto& entry : std::filesystem::directory_iterator(test::corpusPath("bad", "spmv"))) {
         ++files;
         EXPECT_TRUE(covered.count(entry.path().filename().string()))
             << entry.path() << " is in the malformed corpus but kBadCorpus has no expectation for it";
@@ -318,11 +312,11 @@ TEST(MatrixMarketOptionsTest, AllowNonFiniteKeepsNaNAndInfinities)
 {
     ReadOptions options;
     options.allowNonFinite = true;
-    const CsrMatrix nan = readMatrixMarket(spmvCorpusPath("bad/nan_value.mtx"), options);
+    const CsrMatrix nan = readMatrixMarket(test::corpusPath("bad/nan_value.mtx", "spmv"), options);
     ASSERT_EQ(nan.nnz(), 2u);
     EXPECT_TRUE(std::isnan(nan.values[0]));
     EXPECT_EQ(nan.values[1], 2.0);
-    const CsrMatrix inf = readMatrixMarket(spmvCorpusPath("bad/inf_value.mtx"), options);
+    const CsrMatrix inf = readMatrixMarket(test::corpusPath("bad/inf_value.mtx", "spmv"), options);
     ASSERT_EQ(inf.nnz(), 2u);
     EXPECT_EQ(inf.values[1], -std::numeric_limits<double>::infinity());
 }

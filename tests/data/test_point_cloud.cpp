@@ -39,12 +39,6 @@ using test::catchDatasetError;
 using test::contains;
 using test::errorSays;
 
-/// The committed corpus of the sdh workload (tests/data/sdh/{good,bad}/...).
-std::string sdhCorpusPath(const std::string& relative)
-{
-    return std::string(KS_TEST_DATA_DIR) + "/sdh/" + relative;
-}
-
 std::string readBytes(const std::string& path)
 {
     std::ifstream in(path, std::ios::binary);
@@ -134,7 +128,7 @@ class PointCloudGoodCorpusTest : public test::TempDirTest, public ::testing::Wit
 TEST_P(PointCloudGoodCorpusTest, ReadsTheExpectedCoordinates)
 {
     const GoodCloud& good = GetParam();
-    const std::string path = sdhCorpusPath(std::string("good/") + good.name);
+    const std::string path = test::corpusPath(std::string("good/") + good.name, "sdh");
     const Dataset d = loadPointCloud(path);
     const auto& cloud = d.as<PointCloud>();
     expectCoordinates(cloud, good.coordinates, path);
@@ -172,7 +166,7 @@ TEST(PointCloudCorpusTest, EveryGoodFileIsListed)
     for (const auto& good : kGoodClouds)
         covered.insert(good.name);
     std::size_t files = 0;
-    for (const auto& entry : std::filesystem::directory_iterator(sdhCorpusPath("good"))) {
+    for (const auto& entry : std::filesystem::directory_iterator(test::corpusPath("good", "sdh"))) {
         ++files;
         EXPECT_TRUE(covered.count(entry.path().filename().string()))
             << entry.path() << " is in the good corpus but kGoodClouds does not list it";
@@ -183,10 +177,10 @@ TEST(PointCloudCorpusTest, EveryGoodFileIsListed)
 TEST(PointCloudCorpusTest, TheCrlfFilesKeepTheirLineEndings)
 {
     // .gitattributes keeps the corpus byte-exact; a checkout that converted line endings would test nothing.
-    EXPECT_TRUE(contains(readBytes(sdhCorpusPath("good/crlf_bom.xyz")),
+    EXPECT_TRUE(contains(readBytes(test::corpusPath("good/crlf_bom.xyz", "sdh")),
         "\xEF\xBB\xBF"
         "2\r\ncomment\r\n"));
-    EXPECT_TRUE(contains(readBytes(sdhCorpusPath("good/hybrid36.pdb")), "C\r\nATOM  A0000"));
+    EXPECT_TRUE(contains(readBytes(test::corpusPath("good/hybrid36.pdb", "sdh")), "C\r\nATOM  A0000"));
 }
 
 // --- the bad corpus -------------------------------------------------------------------------------------------
@@ -260,7 +254,7 @@ class PointCloudBadCorpusTest : public ::testing::TestWithParam<BadCloud> { };
 TEST_P(PointCloudBadCorpusTest, ThrowsNamingFilePlaceAndProblem)
 {
     const BadCloud& bad = GetParam();
-    const std::string path = sdhCorpusPath(std::string("bad/") + bad.name);
+    const std::string path = test::corpusPath(std::string("bad/") + bad.name, "sdh");
     ASSERT_TRUE(std::filesystem::is_regular_file(path)) << path;
     EXPECT_TRUE(errorSays(catchDatasetError([&] { loadPointCloud(path); }), path, bad.place, bad.problem));
 }
@@ -274,7 +268,7 @@ TEST(PointCloudCorpusTest, EveryBadFileHasAnExpectedError)
     for (const auto& bad : kBadClouds)
         covered.insert(bad.name);
     std::size_t files = 0;
-    for (const auto& entry : std::filesystem::directory_iterator(sdhCorpusPath("bad"))) {
+    for (const auto& entry : std::filesystem::directory_iterator(test::corpusPath("bad", "sdh"))) {
         ++files;
         EXPECT_TRUE(covered.count(entry.path().filename().string()))
             << entry.path() << " is in the malformed corpus but kBadClouds has no expectation for it";
@@ -286,14 +280,14 @@ TEST(PointCloudOptionsTest, AllowNonFiniteKeepsNaNInTheReadersButNotInTheDataset
 {
     ReadOptions options;
     options.allowNonFinite = true;
-    const std::string nan = sdhCorpusPath("bad/xyz_nan.xyz");
+    const std::string nan = test::corpusPath("bad/xyz_nan.xyz", "sdh");
     const PointCloud cloud = readXyz(nan, options);
     ASSERT_EQ(cloud.size(), 1u);
     EXPECT_TRUE(std::isnan(cloud.x[0]));
-    EXPECT_TRUE(std::isinf(readXyz(sdhCorpusPath("bad/xyz_inf.xyz"), options).z[0]));
-    EXPECT_TRUE(std::isnan(readPdb(sdhCorpusPath("bad/pdb_nan.pdb"), options).z[0]));
-    EXPECT_TRUE(std::isnan(readPly(sdhCorpusPath("bad/ply_nan.ply"), options).z[1]));
-    EXPECT_TRUE(std::isnan(readPointText(sdhCorpusPath("bad/txt_nan.txt"), options).x[1]));
+    EXPECT_TRUE(std::isinf(readXyz(test::corpusPath("bad/xyz_inf.xyz", "sdh"), options).z[0]));
+    EXPECT_TRUE(std::isnan(readPdb(test::corpusPath("bad/pdb_nan.pdb", "sdh"), options).z[0]));
+    EXPECT_TRUE(std::isnan(readPly(test::corpusPath("bad/ply_nan.ply", "sdh"), options).z[1]));
+    EXPECT_TRUE(std::isnan(readPointText(test::corpusPath("bad/txt_nan.txt", "sdh"), options).x[1]));
     // A pair distance with a NaN has no bucket: the dataset refuses it whatever the option.
     EXPECT_TRUE(errorSays(catchDatasetError([&] { loadPointCloud(nan, options); }), nan, "point 0",
         "x coordinate is NaN; pair distances need finite coordinates (even with --allow-nonfinite)"));
@@ -303,7 +297,7 @@ TEST(PointCloudOptionsTest, AllowNonFiniteKeepsNaNInTheReadersButNotInTheDataset
 
 TEST(PointCloudFrameTest, XyzFramesAreChosenByTheFrameParameter)
 {
-    const std::string path = sdhCorpusPath("good/two_frames.xyz");
+    const std::string path = test::corpusPath("good/two_frames.xyz", "sdh");
     const PointCloud second = readXyz(path, frameOptions("2"));
     expectCoordinates(second, {{1.5, -4}, {2.5, -5}, {3.5, -6}}, path);
     EXPECT_EQ(second.notes,
@@ -311,7 +305,7 @@ TEST(PointCloudFrameTest, XyzFramesAreChosenByTheFrameParameter)
     expectCoordinates(readXyz(path, frameOptions("1")), {{1, 4}, {2, 5}, {3, 6}}, path);
     EXPECT_TRUE(errorSays(catchDatasetError([&] { readXyz(path, frameOptions("3")); }), path, "parameter frame",
         "frame 3 requested, but the file has 2 frames"));
-    const std::string single = sdhCorpusPath("good/water.xyz");
+    const std::string single = test::corpusPath("good/water.xyz", "sdh");
     EXPECT_TRUE(errorSays(catchDatasetError([&] { readXyz(single, frameOptions("2")); }), single, "parameter frame",
         "frame 2 requested, but the file has 1 frame"));
     for (const char* bad : {"0", "abc", "-1", "1.5", ""})
@@ -322,7 +316,7 @@ TEST(PointCloudFrameTest, XyzFramesAreChosenByTheFrameParameter)
 
 TEST(PointCloudFrameTest, PdbModelsAreChosenByTheFrameParameter)
 {
-    const std::string path = sdhCorpusPath("good/models.pdb");
+    const std::string path = test::corpusPath("good/models.pdb", "sdh");
     const PointCloud second = readPdb(path, frameOptions("2"));
     expectCoordinates(second, {{-1, -2}, {-1, -2}, {-1, -2}}, path);
     EXPECT_EQ(second.notes,
@@ -330,7 +324,7 @@ TEST(PointCloudFrameTest, PdbModelsAreChosenByTheFrameParameter)
     expectCoordinates(readPdb(path, frameOptions("3")), {{3}, {0}, {0}}, path);
     EXPECT_TRUE(errorSays(catchDatasetError([&] { readPdb(path, frameOptions("4")); }), path, "parameter frame",
         "model 4 requested, but the file has 3 models"));
-    const std::string plain = sdhCorpusPath("good/small.pdb");
+    const std::string plain = test::corpusPath("good/small.pdb", "sdh");
     EXPECT_TRUE(errorSays(catchDatasetError([&] { readPdb(plain, frameOptions("2")); }), plain, "parameter frame",
         "model 2 requested, but the file has 1 model (no MODEL records)"));
     // The dataset carries the reader's note.
@@ -340,13 +334,13 @@ TEST(PointCloudFrameTest, PdbModelsAreChosenByTheFrameParameter)
 
 TEST(PointCloudFrameTest, SingleFrameFormatsRefuseOtherFrames)
 {
-    const std::string ply = sdhCorpusPath("good/cube.ply");
+    const std::string ply = test::corpusPath("good/cube.ply", "sdh");
     EXPECT_TRUE(errorSays(catchDatasetError([&] { readPly(ply, frameOptions("2")); }), ply, "parameter frame",
         "frame 2 requested, but a PLY file holds a single frame"));
-    const std::string csv = sdhCorpusPath("good/points.csv");
+    const std::string csv = test::corpusPath("good/points.csv", "sdh");
     EXPECT_TRUE(errorSays(catchDatasetError([&] { readPointText(csv, frameOptions("2")); }), csv, "parameter frame",
         "frame 2 requested, but a plain text file holds a single frame"));
-    const std::string headerless = sdhCorpusPath("good/headerless.xyz");
+    const std::string headerless = test::corpusPath("good/headerless.xyz", "sdh");
     EXPECT_TRUE(errorSays(catchDatasetError([&] { readXyz(headerless, frameOptions("2")); }), headerless,
         "parameter frame", "frame 2 requested, but a headerless x y z file holds a single frame"));
     EXPECT_EQ(readPly(ply, frameOptions("1")).size(), 4u);
@@ -668,7 +662,7 @@ class LoadPointCloudTest : public test::TempDirTest { };
 
 TEST_F(LoadPointCloudTest, ExtensionsChooseTheReader)
 {
-    const std::string pdb = readBytes(sdhCorpusPath("good/small.pdb"));
+    const std::string pdb = readBytes(test::corpusPath("good/small.pdb", "sdh"));
     const Coordinates small {{-123.456, 1.5, 0}, {-789.012, 2.25, -0.5}, {1000, -3.125, 12}};
     for (const char* name : {"upper.PDB", "entry.ent", "entry.ENT.gz"}) {
         const std::string path = tempPath(name);

@@ -6,6 +6,7 @@
 #include "data/hdf5_file.h"
 #include "data/series2d.h"
 
+#include "hdf5_test_support.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>
@@ -26,31 +27,10 @@ namespace {
 using test::catchDatasetError;
 using test::contains;
 using test::errorSays;
+using test::RawId;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-/// Closes an identifier the test opened through the C API.
-class RawId {
-public:
-    RawId(hid_t id, herr_t (*close)(hid_t))
-        : m_id(id)
-        , m_close(close)
-    {
-    }
-    RawId(const RawId&) = delete;
-    RawId& operator=(const RawId&) = delete;
-    ~RawId()
-    {
-        if (m_id >= 0)
-            m_close(m_id);
-    }
-    hid_t get() const { return m_id; }
-
-private:
-    hid_t m_id;
-    herr_t (*m_close)(hid_t);
-};
 
 /// Writes a dataset with the C API (for what our writer deliberately cannot produce).
 void writeRaw(hid_t file, const char* name, hid_t fileType, hid_t memType, const std::vector<hsize_t>& dims,

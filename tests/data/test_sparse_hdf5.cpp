@@ -6,6 +6,7 @@
 #include "data/hdf5_file.h"
 #include "data/sparse_matrix.h"
 
+#include "hdf5_test_support.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>
@@ -24,28 +25,7 @@ namespace {
 using test::catchDatasetError;
 using test::contains;
 using test::errorSays;
-
-/// Closes an identifier the test opened through the C API.
-class RawId {
-public:
-    RawId(hid_t id, herr_t (*close)(hid_t))
-        : m_id(id)
-        , m_close(close)
-    {
-    }
-    RawId(const RawId&) = delete;
-    RawId& operator=(const RawId&) = delete;
-    ~RawId()
-    {
-        if (m_id >= 0)
-            m_close(m_id);
-    }
-    hid_t get() const { return m_id; }
-
-private:
-    hid_t m_id;
-    herr_t (*m_close)(hid_t);
-};
+using test::RawId;
 
 void writeRaw(hid_t location, const std::string& name, hid_t fileType, hid_t memType, const std::vector<hsize_t>& dims,
     const void* data)

@@ -20,10 +20,10 @@
 
 namespace ks::data::test {
 
-/// The committed corpus of text files (tests/data/linreg/{good,bad}/...).
-inline std::string corpusPath(const std::string& relative)
+/// A file of a workload's committed corpus: tests/data/<workload>/{good,bad}/...
+inline std::string corpusPath(const std::string& relative, const std::string& workload = "linreg")
 {
-    return std::string(KS_TEST_DATA_DIR) + "/linreg/" + relative;
+    return std::string(KS_TEST_DATA_DIR) + "/" + workload + "/" + relative;
 }
 
 /// Every test gets its own empty directory under the system temp directory, removed in TearDown.
