@@ -67,7 +67,24 @@ bool parseReal(const std::string& text, double& out)
     return ec == std::errc() && ptr == end && std::isfinite(out);
 }
 
-std::string normalise(const Axis& axis, const std::string& raw)
+/// The non-empty items of a separated list.
+std::vector<std::string> splitItems(const std::string& text, char separator)
+{
+    std::vector<std::string> items;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        std::size_t end = text.find(separator, pos);
+        if (end == std::string::npos)
+            end = text.size();
+        if (end > pos)
+            items.push_back(text.substr(pos, end - pos));
+        pos = end + 1;
+    }
+    return items;
+}
+
+/// A value checked against its axis, in its typed form and its canonical text.
+std::pair<ParamValue, std::string> normalise(const Axis& axis, const std::string& raw)
 {
     switch (axis.kind) {
     case AxisKind::Integer:
@@ -80,7 +97,7 @@ std::string normalise(const Axis& axis, const std::string& raw)
                 axis.name + "=" + raw + " is outside [" + formatNumber(axis.min) + ", " + formatNumber(axis.max) + "]");
         if (axis.kind == AxisKind::PowerOfTwo && (v <= 0 || (v & (v - 1)) != 0))
             throw ParameterError(axis.name + "=" + raw + " is not a power of two");
-        return std::to_string(v);
+        return {v, std::to_string(v)};
     }
     case AxisKind::Float: {
         double v = 0.0;
@@ -89,7 +106,7 @@ std::string normalise(const Axis& axis, const std::string& raw)
         if (v < axis.min || v > axis.max)
             throw ParameterError(
                 axis.name + "=" + raw + " is outside [" + formatNumber(axis.min) + ", " + formatNumber(axis.max) + "]");
-        return formatNumber(v);
+        return {v, formatNumber(v)};
     }
     case AxisKind::Enum: {
         if (std::find(axis.choices.begin(), axis.choices.end(), raw) == axis.choices.end()) {
@@ -98,10 +115,10 @@ std::string normalise(const Axis& axis, const std::string& raw)
                 allowed += (allowed.empty() ? "" : ", ") + c;
             throw ParameterError(axis.name + "=" + raw + " is not one of: " + allowed);
         }
-        return raw;
+        return {raw, raw};
     }
     }
-    return raw;
+    return {raw, raw};
 }
 } // namespace
 
@@ -143,7 +160,29 @@ ParamSet ParamSet::parse(const std::vector<Axis>& axes, const std::map<std::stri
     set.m_axes = axes;
     for (const auto& axis : axes) {
         auto it = given.find(axis.name);
-        set.m_values.emplace_back(axis.name, normalise(axis, it == given.end() ? axis.defaultValue : it->second));
+        auto [value, text] = normalise(axis, it == given.end() ? axis.defaultValue : it->second);
+        set.m_entries.push_back({axis.name, std::move(value), std::move(text), axis.readerOption});
+    }
+    return set;
+}
+
+ParamSet ParamSet::fromString(const std::string& text)
+{
+    ParamSet set;
+    for (const auto& item : splitItems(text, ';')) {
+        const auto eq = item.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw ParameterError("'" + item + "' is not of the form key=value");
+        Entry e {item.substr(0, eq), {}, item.substr(eq + 1), false};
+        std::int64_t i = 0;
+        double r = 0.0;
+        if (e.text.find_first_not_of("+-0123456789") == std::string::npos && parseInteger(e.text, i))
+            e.value = i;
+        else if (parseReal(e.text, r))
+            e.value = r;
+        else
+            e.value = e.text;
+        set.m_entries.push_back(std::move(e));
     }
     return set;
 }
@@ -151,15 +190,7 @@ ParamSet ParamSet::parse(const std::vector<Axis>& axes, const std::map<std::stri
 std::map<std::string, std::string> ParamSet::splitAssignments(const std::string& text, char separator)
 {
     std::map<std::string, std::string> out;
-    std::size_t pos = 0;
-    while (pos <= text.size()) {
-        std::size_t end = text.find(separator, pos);
-        if (end == std::string::npos)
-            end = text.size();
-        const std::string item = text.substr(pos, end - pos);
-        pos = end + 1;
-        if (item.empty())
-            continue;
+    for (const auto& item : splitItems(text, separator)) {
         const auto eq = item.find('=');
         if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
             throw ParameterError("'" + item + "' is not of the form key=value");
@@ -168,41 +199,83 @@ std::map<std::string, std::string> ParamSet::splitAssignments(const std::string&
     return out;
 }
 
+const ParamSet::Entry& ParamSet::entry(const std::string& name) const
+{
+    for (const auto& e : m_entries)
+        if (e.name == name)
+            return e;
+    throw ParameterError("no parameter named '" + name + "'");
+}
+
 bool ParamSet::has(const std::string& name) const
 {
-    return std::any_of(m_values.begin(), m_values.end(), [&](const auto& kv) { return kv.first == name; });
+    return std::any_of(m_entries.begin(), m_entries.end(), [&](const Entry& e) { return e.name == name; });
 }
 
 const std::string& ParamSet::text(const std::string& name) const
 {
-    for (const auto& kv : m_values)
-        if (kv.first == name)
-            return kv.second;
-    throw ParameterError("no parameter named '" + name + "'");
+    return entry(name).text;
+}
+
+const ParamValue& ParamSet::value(const std::string& name) const
+{
+    return entry(name).value;
+}
+
+bool ParamSet::isReaderOption(const std::string& name) const
+{
+    return entry(name).readerOption;
 }
 
 std::int64_t ParamSet::integer(const std::string& name) const
 {
-    return std::stoll(text(name));
+    const Entry& e = entry(name);
+    if (const auto* i = std::get_if<std::int64_t>(&e.value))
+        return *i;
+    if (const auto* r = std::get_if<double>(&e.value); r && *r == std::floor(*r) && std::fabs(*r) < 9.2e18)
+        return static_cast<std::int64_t>(*r);
+    throw ParameterError(name + "=" + e.text + " is not an integer");
 }
 
 double ParamSet::real(const std::string& name) const
 {
-    return std::stod(text(name));
+    const Entry& e = entry(name);
+    if (const auto* r = std::get_if<double>(&e.value))
+        return *r;
+    if (const auto* i = std::get_if<std::int64_t>(&e.value))
+        return static_cast<double>(*i);
+    throw ParameterError(name + "=" + e.text + " is not a number");
 }
 
 ParamSet ParamSet::with(const std::string& name, const std::string& value) const
 {
-    std::map<std::string, std::string> given(m_values.begin(), m_values.end());
+    std::map<std::string, std::string> given = textValues();
     given[name] = value;
     return parse(m_axes, given);
+}
+
+std::map<std::string, std::string> ParamSet::runValues() const
+{
+    std::map<std::string, std::string> out;
+    for (const auto& e : m_entries)
+        if (!e.readerOption)
+            out[e.name] = e.text;
+    return out;
+}
+
+std::map<std::string, std::string> ParamSet::textValues() const
+{
+    std::map<std::string, std::string> out;
+    for (const auto& e : m_entries)
+        out[e.name] = e.text;
+    return out;
 }
 
 std::string ParamSet::toString() const
 {
     std::string out;
-    for (const auto& [k, v] : m_values)
-        out += (out.empty() ? "" : ";") + k + "=" + v;
+    for (const auto& e : m_entries)
+        out += (out.empty() ? "" : ";") + e.name + "=" + e.text;
     return out;
 }
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace ks {
@@ -37,7 +38,11 @@ struct Axis {
     }
 };
 
-/// Parameter values validated against a list of axes; every axis has a value (given or default).
+/// One parameter's value, typed by its axis: integers (integer and power-of-two axes), reals, or enum choices.
+using ParamValue = std::variant<std::int64_t, double, std::string>;
+
+/// Parameter values validated against a list of axes; every axis has a value (given or default). Values are kept
+/// typed; text is made only at the edges (the CSV/JSON `params` column, dataset names).
 class ParamSet {
 public:
     ParamSet() = default;
@@ -45,25 +50,49 @@ public:
     /// Validates `given` against `axes`: unknown names, non-numbers, out-of-range values and unknown choices throw
     /// ParameterError with a message naming the parameter and what is allowed.
     static ParamSet parse(const std::vector<Axis>& axes, const std::map<std::string, std::string>& given);
+    /// Reads the `params` column of a results file ("key=value;key=value") without the axes that wrote it: a value
+    /// that reads as an integer is an integer, one that reads as a number is a real, anything else is text. Throws
+    /// ParameterError when an item is not key=value.
+    static ParamSet fromString(const std::string& text);
     /// Parses "key=value,key=value" (the CLI's --generate form) into a map; throws ParameterError when malformed.
     static std::map<std::string, std::string> splitAssignments(const std::string& text, char separator = ',');
 
     bool has(const std::string& name) const;
+    bool empty() const { return m_entries.empty(); }
+    /// The value of an integer axis (a real one only when it holds a whole number). Throws ParameterError when the
+    /// parameter is missing or not a whole number.
     std::int64_t integer(const std::string& name) const;
+    /// The value of a numeric axis. Throws ParameterError when missing or not a number.
     double real(const std::string& name) const;
+    /// The value as the CSV writes it (an enum's choice, a number in its shortest exact form).
     const std::string& text(const std::string& name) const;
+    const ParamValue& value(const std::string& name) const;
+    /// Whether the axis this value came from is read when a file is loaded (unknown for sets read from files).
+    bool isReaderOption(const std::string& name) const;
 
     /// Returns a copy with one value replaced (validated against the axis).
     ParamSet with(const std::string& name, const std::string& value) const;
+    /// The values of the parameters that are not reader options, by name, as text: what a variant computes with.
+    std::map<std::string, std::string> runValues() const;
+    /// Every value by name, as text (the form `parse` takes back).
+    std::map<std::string, std::string> textValues() const;
 
-    /// Values in axis order.
-    const std::vector<std::pair<std::string, std::string>>& values() const { return m_values; }
-    /// "key=value;key=value" in axis order: stable, used in result rows.
+    /// "key=value;key=value" in axis order: stable, the `params` column of result rows.
     std::string toString() const;
 
+    friend bool operator==(const ParamSet& a, const ParamSet& b) { return a.toString() == b.toString(); }
+
 private:
+    struct Entry {
+        std::string name;
+        ParamValue value;
+        std::string text; ///< the canonical text form of value
+        bool readerOption = false;
+    };
+    const Entry& entry(const std::string& name) const;
+
     std::vector<Axis> m_axes;
-    std::vector<std::pair<std::string, std::string>> m_values;
+    std::vector<Entry> m_entries;
 };
 
 } // namespace ks

@@ -1,5 +1,6 @@
 #include "compute/core/results_io.h"
 
+#include "compute/core/errors.h"
 #include "compute/core/version.h"
 #include "data/dataset_error.h"
 #include "data/delimited_text.h"
@@ -133,7 +134,7 @@ std::vector<std::string> csvRow(const Summary& s)
         s.datasetName,
         s.datasetHash,
         std::to_string(s.size),
-        s.params,
+        s.params.toString(),
         std::to_string(s.repetitions),
         num(s.medianMs),
         num(s.meanMs),
@@ -240,7 +241,9 @@ nlohmann::ordered_json toJson(const Summary& s)
     for (double v : s.sampleMetrics)
         metrics.push_back(jnum(v));
     j["sample_metrics"] = metrics;
-    if (s.result && s.result->values.size() + s.result->counts.size() <= kMaxResultValuesInJson) {
+    const bool resultFits = s.result && s.result->values.size() + s.result->counts.size() <= kMaxResultValuesInJson;
+    j["result_dropped"] = s.resultDropped || (s.result && !resultFits);
+    if (resultFits) {
         nlohmann::ordered_json r;
         r["quantity"] = s.result->quantity;
         r["labels"] = s.result->labels;
@@ -271,7 +274,11 @@ Summary summaryFromJson(const nlohmann::ordered_json& j)
     s.datasetName = text("dataset");
     s.datasetHash = text("dataset_hash");
     s.size = j.value("size", std::uint64_t(0));
-    s.params = text("params");
+    try {
+        s.params = ParamSet::fromString(text("params"));
+    } catch (const ParameterError& e) {
+        throw std::runtime_error(std::string("params: ") + e.what());
+    }
     s.repetitions = j.value("repetitions", 0);
     s.medianMs = real("median_ms");
     s.meanMs = real("mean_ms");
@@ -332,6 +339,10 @@ Summary summaryFromJson(const nlohmann::ordered_json& j)
         r->counts = jr.value("counts", std::vector<std::uint64_t>());
         s.result = r;
     }
+    // Files written before "result_dropped" existed dropped large results silently: a run that measured and has
+    // no result in the file had one.
+    s.resultDropped = j.contains("result_dropped") ? j["result_dropped"].get<bool>()
+                                                   : !s.result && s.repetitions > 0 && s.delta.computed;
     return s;
 }
 

@@ -111,7 +111,7 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
     s.datasetName = meta.name;
     s.datasetHash = meta.contentHash;
     s.size = meta.size;
-    s.params = request.params.toString();
+    s.params = request.params;
     s.version = version();
     s.device = deviceFor(variant.backend, options.device);
 
@@ -193,6 +193,8 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
             }
             if (options.keepFullResult || result->values.size() + result->counts.size() <= RunOptions::kKeptResultLimit)
                 s.result = result;
+            else
+                s.resultDropped = true;
         }
         if (cancelled)
             return finish(Outcome::Cancelled, note.empty() ? "cancelled" : "cancelled; " + note);

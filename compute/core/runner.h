@@ -22,7 +22,9 @@ struct RunOptions {
     int warmup = 1;
     int minRepetitions = 5;
     int maxRepetitions = 500;
-    double noiseTarget = 0.005; ///< relative standard error of the mean (0.005 = 0.5%)
+    /// The stopping target: the relative standard error of the mean (0.005 = 0.5%), not the measured noise a
+    /// Summary reports (the repetitions' relative standard deviation).
+    double noiseTarget = 0.005;
     double timeLimitS = 5.0; ///< wall time per run, warm-ups included; at least one repetition always runs
     bool flushL2 = true; ///< evict inputs from the caches before each repetition
     int device = 0; ///< CUDA device ordinal

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "compute/core/params.h"
 #include "compute/core/result.h"
 #include "compute/device/device_info.h"
 
@@ -37,7 +38,7 @@ struct Summary {
     std::string datasetName;
     std::string datasetHash;
     std::uint64_t size = 0;
-    std::string params;
+    ParamSet params; ///< the run parameters the variant computed with
     Outcome outcome = Outcome::Failed;
     std::string message; ///< reason for skipped/failed, or the variant's note
 
@@ -47,7 +48,8 @@ struct Summary {
     double minMs = 0.0;
     double maxMs = 0.0;
     double stdevMs = 0.0;
-    double noisePct = 0.0; ///< relative standard deviation of the repetitions, in %
+    double noisePct
+        = 0.0; ///< measured noise: the repetitions' relative standard deviation, in % (not the stopping target)
     double transferMs = 0.0;
 
     double bytes = 0.0;
@@ -68,7 +70,10 @@ struct Summary {
 
     std::vector<double> samplesMs;
     std::vector<double> sampleMetrics;
-    std::shared_ptr<const Result> result; ///< the fetched result, for views and --output
+    std::shared_ptr<const Result> result; ///< the fetched result, for views and --output; null when none was kept
+    /// A result was computed and compared but not kept (too large to hold in a sweep, or to store in a JSON file):
+    /// views say so instead of showing nothing.
+    bool resultDropped = false;
 };
 
 } // namespace ks

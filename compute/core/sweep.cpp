@@ -35,10 +35,11 @@ std::vector<const Variant*> selectVariants(const SweepRequest& request)
 }
 
 /// A row for a run that could not start because its size's dataset or reference failed.
-Summary failedRow(const SweepRequest& request, const Variant& variant, std::uint64_t size, const std::string& runId,
-    const std::string& why)
+Summary failedRow(const SweepRequest& request, const Variant& variant, std::uint64_t size, const ParamSet& params,
+    const std::string& runId, const std::string& why)
 {
     Summary s;
+    s.params = params;
     s.runId = runId;
     s.timestamp = utcTimestamp();
     s.workload = request.workload->id();
@@ -128,18 +129,25 @@ std::vector<std::uint64_t> parseSizeList(const std::string& text)
     return sizes;
 }
 
-void validateSweep(const SweepRequest& request)
+SweepPlan planSweep(SweepRequest request)
 {
     if (!request.workload)
         throw ParameterError("no workload chosen");
-    selectVariants(request);
-    ParamSet::parse(request.workload->parameters(), request.params);
+    const Workload& workload = *request.workload;
+    SweepPlan plan;
+    plan.variants = selectVariants(request);
+    plan.params = ParamSet::parse(workload.parameters(), request.params);
+    plan.sizes = request.sizes;
     if (!request.dataset) {
-        const auto generator = ParamSet::parse(request.workload->generatorParameters(), request.generator);
-        for (auto size : request.sizes)
-            generator.with(request.workload->sizeParameter(), std::to_string(size));
+        const auto generator = ParamSet::parse(workload.generatorParameters(), request.generator);
+        if (plan.sizes.empty())
+            plan.sizes.push_back(static_cast<std::uint64_t>(generator.integer(workload.sizeParameter())));
+        for (auto size : plan.sizes)
+            plan.generators.push_back(generator.with(workload.sizeParameter(), std::to_string(size)));
     } else {
-        for (auto size : request.sizes)
+        if (plan.sizes.empty())
+            plan.sizes.push_back(request.dataset->meta().size);
+        for (auto size : plan.sizes)
             if (size == 0 || size > request.dataset->meta().size)
                 throw ParameterError("size " + std::to_string(size) + " is outside the loaded dataset's 1.."
                     + std::to_string(request.dataset->meta().size));
@@ -149,33 +157,39 @@ void validateSweep(const SweepRequest& request)
         || !(o.timeLimitS > 0.0))
         throw ParameterError("run options: need warmup >= 0, 1 <= min repetitions <= max repetitions, a positive "
                              "noise target and a positive time limit");
+    if (request.runIdPrefix.empty())
+        request.runIdPrefix = sessionStamp();
+    plan.request = std::move(request);
+    return plan;
+}
+
+void validateSweep(const SweepRequest& request)
+{
+    planSweep(request);
 }
 
 std::vector<Summary> runSweep(
     const SweepRequest& request, const Runner& runner, RunObserver& observer, std::stop_token stop)
 {
-    validateSweep(request);
-    const Workload& workload = *request.workload;
-    const auto variants = selectVariants(request);
-    const ParamSet params = ParamSet::parse(workload.parameters(), request.params);
-    const std::string prefix = request.runIdPrefix.empty() ? sessionStamp() : request.runIdPrefix;
+    return runSweep(planSweep(request), runner, observer, stop);
+}
 
-    std::vector<std::uint64_t> sizes = request.sizes;
-    ParamSet generator;
-    if (!request.dataset) {
-        generator = ParamSet::parse(workload.generatorParameters(), request.generator);
-        if (sizes.empty())
-            sizes.push_back(static_cast<std::uint64_t>(generator.integer(workload.sizeParameter())));
-    } else if (sizes.empty()) {
-        sizes.push_back(request.dataset->meta().size);
-    }
+std::vector<Summary> runSweep(const SweepPlan& plan, const Runner& runner, RunObserver& observer, std::stop_token stop)
+{
+    const SweepRequest& request = plan.request;
+    const Workload& workload = *request.workload;
+    const auto& variants = plan.variants;
+    const ParamSet& params = plan.params;
+    const std::string& prefix = request.runIdPrefix;
+    const auto& sizes = plan.sizes;
 
     const int total = static_cast<int>(sizes.size() * variants.size());
     std::vector<Summary> summaries;
     const Clock& clock = steadyClock();
     const double started = clock.nowSeconds();
     int index = 0;
-    for (auto size : sizes) {
+    for (std::size_t sizeIndex = 0; sizeIndex < sizes.size(); ++sizeIndex) {
+        const std::uint64_t size = sizes[sizeIndex];
         if (stop.stop_requested())
             break;
         data::Dataset dataset;
@@ -192,7 +206,7 @@ std::vector<Summary> runSweep(
                 }
             } else {
                 observer.onStatus("generating " + workload.sizeParameter() + "=" + std::to_string(size));
-                dataset = workload.generate(generator.with(workload.sizeParameter(), std::to_string(size)));
+                dataset = workload.generate(plan.generators[sizeIndex]);
             }
             observer.onDataset(dataset);
             observer.onStatus("computing the reference for " + dataset.meta().name);
@@ -219,7 +233,7 @@ std::vector<Summary> runSweep(
 
             const std::string runId = runIdFor(prefix, index);
             if (!problem.empty()) {
-                Summary s = failedRow(request, *variant, size, runId, problem);
+                Summary s = failedRow(request, *variant, size, params, runId, problem);
                 observer.onSummary(s);
                 summaries.push_back(std::move(s));
             } else {

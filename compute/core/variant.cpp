@@ -3,6 +3,7 @@
 #include "compute/core/errors.h"
 #include "compute/core/registry.h"
 #include "compute/core/summary.h"
+#include "compute/core/workload.h"
 #include "compute/device/device_info.h"
 
 #include <algorithm>
@@ -20,6 +21,26 @@ const char* backendName(Backend backend)
         return "library";
     }
     return "?";
+}
+
+bool Expectation::allowsIncorrectOn(const std::string& dataClass) const
+{
+    return kind == Kind::MayLoseDigits
+        && (dataClasses.empty() || std::find(dataClasses.begin(), dataClasses.end(), dataClass) != dataClasses.end());
+}
+
+Variant Variant::exact(std::string detail) const
+{
+    Variant v = *this;
+    v.expectation = {Expectation::Kind::Exact, std::move(detail), {}};
+    return v;
+}
+
+Variant Variant::mayLoseDigitsOn(std::vector<std::string> dataClasses) const
+{
+    Variant v = *this;
+    v.expectation = {Expectation::Kind::MayLoseDigits, {}, std::move(dataClasses)};
+    return v;
 }
 
 const char* roofName(Roof roof)
@@ -64,14 +85,14 @@ Outcome outcomeFromName(const std::string& name)
 
 Variant cpuVariant(std::string id, std::string name, std::string technique, PrepareFn prepare)
 {
-    return Variant {std::move(id), std::move(name), std::move(technique), Backend::Cpu, std::move(prepare), {}, {}};
+    return Variant {std::move(id), std::move(name), std::move(technique), Backend::Cpu, std::move(prepare), {}, {}, {}};
 }
 
 Variant gpuVariant(std::string id, std::string name, std::string technique, Backend backend, PrepareFn prepare)
 {
     const bool built = static_cast<bool>(prepare);
     return Variant {std::move(id), std::move(name), std::move(technique), backend, std::move(prepare),
-        built ? std::string() : std::string("built without CUDA (no nvcc at configure time)"), {}};
+        built ? std::string() : std::string("built without CUDA (no nvcc at configure time)"), {}, {}};
 }
 
 std::string unavailableReason(const Variant& variant)
@@ -96,6 +117,35 @@ const Variant& Workload::referenceVariant() const
     if (!v)
         throw ComputeError("workload '" + id() + "' registers no variant with id 'reference'");
     return *v;
+}
+
+std::vector<TestClass> TestPlan::parameterCombinations(const std::vector<Axis>& parameters) const
+{
+    std::vector<TestClass> combos {{}};
+    for (const auto& axis : parameters) {
+        if (axis.kind != AxisKind::Enum || axis.readerOption)
+            continue;
+        std::vector<TestClass> next;
+        for (const auto& combo : combos)
+            for (const auto& choice : axis.choices) {
+                TestClass c = combo;
+                c.name += (c.name.empty() ? "" : "_") + choice;
+                c.values[axis.name] = choice;
+                next.push_back(std::move(c));
+            }
+        combos = std::move(next);
+    }
+    const std::vector<TestClass> classes = parameterClasses.empty() ? std::vector<TestClass> {{}} : parameterClasses;
+    std::vector<TestClass> out;
+    for (const auto& combo : combos)
+        for (const auto& extra : classes) {
+            TestClass c = combo;
+            if (!extra.name.empty())
+                c.name += (c.name.empty() ? "" : "_") + extra.name;
+            c.values.insert(extra.values.begin(), extra.values.end());
+            out.push_back(std::move(c));
+        }
+    return out;
 }
 
 void Registry::add(std::unique_ptr<Workload> workload)

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ks {
 
@@ -45,7 +46,26 @@ public:
     virtual std::string note() const { return {}; }
 };
 
-using PrepareFn = std::function<std::unique_ptr<PreparedRun>(const data::Dataset&, const ParamSet&, const RunContext&)>;
+/// A variant's prepare function: a register.cpp declares each of its variants' factories with it
+/// (`PrepareSignature prepareTiledF32;`) beside the row that registers it; the kernel file defines it.
+using PrepareSignature = std::unique_ptr<PreparedRun>(const data::Dataset&, const ParamSet&, const RunContext&);
+using PrepareFn = std::function<PrepareSignature>;
+
+/// What the registry-wide test demands of a variant's result, declared on its registration row.
+struct Expectation {
+    enum class Kind {
+        WithinTolerance, ///< the Delta is within the workload's tolerance on every input
+        Exact, ///< within tolerance, and the Delta detail `detail` is exactly 0 (sdh's double variants: l1_pairs)
+        MayLoseDigits, ///< a formula known to lose digits on the data classes named: run and compared, but allowed
+                       ///< to come out incorrect there (everywhere when no class is named)
+    };
+    Kind kind = Kind::WithinTolerance;
+    std::string detail; ///< Exact: the Delta detail that must be 0
+    std::vector<std::string> dataClasses; ///< MayLoseDigits: the workload test plan's data classes
+
+    /// Whether an incorrect outcome is allowed on the test plan's data class `dataClass`.
+    bool allowsIncorrectOn(const std::string& dataClass) const;
+};
 
 /// A variant is a value: what it is, how it computes, and how to prepare it.
 struct Variant {
@@ -58,6 +78,13 @@ struct Variant {
     /// Checked when the variant is about to be listed or run: empty when it can run, else why not (a vendor
     /// library that is loaded at run time and missing here).
     std::function<std::string()> runtimeCheck;
+    Expectation expectation; ///< what the registry-wide test checks (within tolerance unless the row says otherwise)
+
+    /// This variant's counts (or other Delta detail) must equal the reference's exactly.
+    Variant exact(std::string detail) const;
+    /// This variant's formula is known to lose digits on these data classes of the workload's test plan (all when
+    /// none is named): the test runs and compares it there but accepts an incorrect outcome.
+    Variant mayLoseDigitsOn(std::vector<std::string> dataClasses = {}) const;
 };
 
 /// A cpu variant.

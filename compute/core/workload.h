@@ -6,11 +6,37 @@
 #include "data/dataset.h"
 #include "data/read_options.h"
 
+#include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace ks {
+
+/// A named set of parameter values: a data class (generator settings) or a parameter class (run settings).
+struct TestClass {
+    std::string name; ///< part of the test's name: "offset", "b512"; may be empty for the only class
+    std::map<std::string, std::string> values;
+};
+
+/// What the registry-wide test runs for a workload: every variant × size × parameter combination × data class,
+/// on fresh random data from the workload's generator.
+struct TestPlan {
+    std::vector<std::uint64_t> sizes; ///< values of the generator's size parameter: awkward ones
+    std::vector<TestClass> dataClasses; ///< generator settings (data far from the origin, irregular rows, ...)
+    /// Run-parameter settings besides the enum combinations (sdh: bucket widths); none: one empty class.
+    std::vector<TestClass> parameterClasses;
+    /// Adjusts generator values to a size where a data class cannot hold as written (lrv: at most features / 2
+    /// planted pairs); may be empty.
+    std::function<void(std::map<std::string, std::string>& generator, std::uint64_t size)> fitToSize;
+
+    /// Every combination of the workload's enum run parameters (reader options excluded: they do not change what a
+    /// variant computes on generated data), crossed with the parameter classes. Names join the enum values and the
+    /// class name with '_'.
+    std::vector<TestClass> parameterCombinations(const std::vector<Axis>& parameters) const;
+};
 
 /// A problem with one reference and several variants. Owns what every variant shares: parameters, datasets,
 /// the comparison that turns a result into a Delta, and the cost model.
@@ -50,6 +76,9 @@ public:
     /// Compares a variant's result with the reference's, on this dataset.
     virtual Delta compare(
         const Result& result, const Result& reference, const data::Dataset& dataset, const ParamSet& params) const = 0;
+
+    /// The sizes, data classes and parameter combinations the registry-wide test checks every variant on.
+    virtual TestPlan testPlan() const = 0;
 
     const std::vector<Variant>& variants() const { return m_variants; }
     const Variant* findVariant(const std::string& id) const;

@@ -104,7 +104,7 @@ void LinregView::rebuild()
 
     // The latest finished run of each (variant, parameters) on this very data: a float32 and a float64 run of
     // one variant are two different fits worth seeing side by side.
-    std::map<std::pair<int, std::string>, int> rows;
+    std::map<std::pair<int, std::string>, int> rows; // keyed on the parameters' text: a stable, total order
     std::map<int, int> runsPerVariant;
     for (int row = 0; row < model()->rowCount(); ++row) {
         const Summary& s = model()->summary(row);
@@ -114,7 +114,7 @@ void LinregView::rebuild()
         if (!std::isfinite(slope) || !std::isfinite(intercept))
             continue; // an all-equal x gives 0/0: there is no line to draw
         const int index = model()->variantIndex(QString::fromStdString(s.variant));
-        const auto [it, inserted] = rows.try_emplace({index, s.params}, row);
+        const auto [it, inserted] = rows.try_emplace({index, s.params.toString()}, row);
         if (inserted)
             ++runsPerVariant[index];
         else
@@ -132,7 +132,7 @@ void LinregView::rebuild()
         line->setPen(over ? QPen(alarmColor(), 2, Qt::DashLine) : QPen(colorFor(variant), 2));
         QString name = QStringLiteral("%1: %2").arg(variant, formatFit(slope, intercept));
         if (runsPerVariant[key.first] > 1 && !s.params.empty())
-            name += QStringLiteral(" [%1]").arg(QString::fromStdString(s.params));
+            name += QStringLiteral(" [%1]").arg(QString::fromStdString(s.params.toString()));
         if (over)
             name += tr(" (over tolerance)");
         line->setName(name);

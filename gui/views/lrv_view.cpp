@@ -214,8 +214,7 @@ int LrvView::rowToShow(bool* dropped) const
                 *dropped = false;
                 return row;
             }
-        } else if (droppedRow < 0 && s.workload == "lrv"
-            && (s.outcome == Outcome::Passed || s.outcome == Outcome::Incorrect)) {
+        } else if (droppedRow < 0 && s.workload == "lrv" && s.resultDropped) {
             droppedRow = row;
         }
     }

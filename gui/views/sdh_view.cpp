@@ -1,5 +1,6 @@
 #include "gui/views/sdh_view.h"
 
+#include "compute/core/errors.h"
 #include "compute/core/runner.h"
 #include "compute/workloads/sdh/sdh.h"
 #include "data/point_cloud.h"
@@ -46,19 +47,17 @@ QString widthText(double w)
     return QLocale().toString(w, 'g', 6);
 }
 
-/// The `bucket_width` value of a run's parameters ("bucket_width=500;frame=1"); nullopt when absent or unreadable.
+/// The `bucket_width` of a run; nullopt when its parameters have none (a run of another workload, an old file).
 std::optional<double> bucketWidthOf(const Summary& s)
 {
-    const QString params = QString::fromStdString(s.params);
-    for (const QString& item : params.split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
-        const qsizetype eq = item.indexOf(QLatin1Char('='));
-        if (eq < 0 || item.left(eq).trimmed() != QLatin1String("bucket_width"))
-            continue;
-        bool ok = false;
-        const double w = item.mid(eq + 1).trimmed().toDouble(&ok);
-        return ok && w > 0.0 && std::isfinite(w) ? std::optional<double>(w) : std::nullopt;
+    if (!s.params.has("bucket_width"))
+        return std::nullopt;
+    try {
+        const double w = s.params.real("bucket_width");
+        return w > 0.0 && std::isfinite(w) ? std::optional<double>(w) : std::nullopt;
+    } catch (const ParameterError&) {
+        return std::nullopt;
     }
-    return std::nullopt;
 }
 
 bool isHistogram(const Summary& s)
@@ -276,7 +275,7 @@ void SdhView::rebuild()
         const Summary& s = model()->summary(row);
         if (isHistogram(s)) {
             newest = row;
-        } else if (!s.result && (s.outcome == Outcome::Passed || s.outcome == Outcome::Incorrect)) {
+        } else if (s.resultDropped) {
             showMessage(tr("The histogram of %1 (over %2 buckets) was too large to keep;\n"
                            "kernelscope-cli --output saves it for inspection")
                             .arg(QString::fromStdString(s.variant), count(RunOptions::kKeptResultLimit)));

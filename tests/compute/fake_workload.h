@@ -95,6 +95,7 @@ public:
         return {Axis::integer("n", "count", 10, 1, 1000000), Axis::integer("fail_at", "n that fails", 0, 0, 1000000)};
     }
     std::string sizeParameter() const override { return "n"; }
+    TestPlan testPlan() const override { return {{1, 7}, {{"plain", {}}}, {}, {}}; }
     data::Dataset generate(const ParamSet& g) const override
     {
         const auto n = static_cast<std::size_t>(g.integer("n"));

@@ -74,6 +74,46 @@ TEST(Params, SplitAssignments)
     EXPECT_THROW(ParamSet::splitAssignments("n="), ParameterError);
 }
 
+TEST(Params, ValuesAreTypedByTheirAxes)
+{
+    const auto p = ParamSet::parse(axes(), {{"width", "1e-3"}});
+    EXPECT_TRUE(std::holds_alternative<std::int64_t>(p.value("n")));
+    EXPECT_TRUE(std::holds_alternative<std::int64_t>(p.value("block")));
+    EXPECT_TRUE(std::holds_alternative<double>(p.value("width")));
+    EXPECT_TRUE(std::holds_alternative<std::string>(p.value("precision")));
+    EXPECT_EQ(p.real("width"), 1e-3);
+    EXPECT_EQ(p.real("n"), 100.0); // an integer reads as a real
+    EXPECT_THROW(p.integer("width"), ParameterError); // 0.001 is no integer
+    EXPECT_THROW(p.real("precision"), ParameterError);
+    EXPECT_THROW(p.text("missing"), ParameterError);
+}
+
+TEST(Params, ReaderOptionsAreKnownAndLeftOutOfRunValues)
+{
+    auto withReader = axes();
+    withReader.push_back(Axis::integer("frame", "frame to read", 1, 1, 100).asReaderOption());
+    const auto p = ParamSet::parse(withReader, {{"frame", "3"}});
+    EXPECT_TRUE(p.isReaderOption("frame"));
+    EXPECT_FALSE(p.isReaderOption("width"));
+    EXPECT_EQ(p.runValues().count("frame"), 0u);
+    EXPECT_EQ(p.runValues().at("precision"), "f64");
+    EXPECT_EQ(p.textValues().at("frame"), "3");
+}
+
+TEST(Params, ReadBackFromAResultRowWithTypesInferred)
+{
+    const auto written = ParamSet::parse(axes(), {{"width", "0.003386"}, {"precision", "f32"}});
+    const auto back = ParamSet::fromString(written.toString());
+    EXPECT_EQ(back.toString(), written.toString());
+    EXPECT_EQ(back, written);
+    EXPECT_EQ(back.integer("n"), 100);
+    EXPECT_EQ(back.real("width"), 0.003386);
+    EXPECT_EQ(back.text("precision"), "f32");
+    EXPECT_TRUE(std::holds_alternative<std::string>(back.value("precision")));
+    EXPECT_TRUE(ParamSet::fromString("").empty());
+    EXPECT_THROW(ParamSet::fromString("n=1;oops"), ParameterError);
+}
+
 TEST(Sizes, ListsPowersAndRanges)
 {
     EXPECT_EQ(parseSizeList("1,31, 1e6"), (std::vector<std::uint64_t> {1, 31, 1000000}));

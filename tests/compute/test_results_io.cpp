@@ -40,7 +40,7 @@ Summary sample()
     s.datasetName = "points, with comma.csv";
     s.datasetHash = "ks64:0123456789abcdef";
     s.size = 1000003;
-    s.params = "precision=f64";
+    s.params = ParamSet::fromString("precision=f64");
     s.outcome = Outcome::Incorrect;
     s.message = "line one\nline two";
     s.repetitions = 3;
@@ -147,6 +147,26 @@ TEST_F(ResultsIo, JsonRoundTripKeepsEveryField)
     const auto j = nlohmann::ordered_json::parse(in);
     EXPECT_EQ(j["summaries"][0]["median_ms"].get<double>(), 0.125);
     EXPECT_EQ(j["summaries"][0]["samples_ms"].size(), 3u);
+}
+
+TEST_F(ResultsIo, JsonSaysWhenAResultWasNotKept)
+{
+    Summary kept = sample();
+    Summary dropped = sample();
+    dropped.result.reset();
+    dropped.resultDropped = true;
+    Summary tooLargeForJson = sample();
+    tooLargeForJson.result = std::make_shared<Result>(Result {"y", {}, std::vector<double>(5000, 1.0), {}, {}});
+    writeJson(path("d.json"), {kept, dropped, tooLargeForJson});
+    const auto back = readJson(path("d.json"));
+    ASSERT_EQ(back.size(), 3u);
+    EXPECT_FALSE(back[0].resultDropped);
+    EXPECT_NE(back[0].result, nullptr);
+    EXPECT_TRUE(back[1].resultDropped);
+    EXPECT_EQ(back[1].result, nullptr);
+    EXPECT_TRUE(back[2].resultDropped); // measured, but too large for the file
+    EXPECT_EQ(back[2].result, nullptr);
+    EXPECT_EQ(back[0].params.text("precision"), "f64");
 }
 
 TEST_F(ResultsIo, ReadJsonRejectsMalformedFiles)

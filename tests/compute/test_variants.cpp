@@ -1,5 +1,7 @@
-// Every registered variant of every workload against its workload's reference, on fresh random data of awkward
-// sizes and every combination of enum parameters. A variant added to a register.cpp is tested here the same day.
+// Every registered variant of every workload against its workload's reference, on fresh random data, over the
+// sizes, data classes and parameter combinations of the workload's own test plan, and judged by the expectation on
+// the variant's registration row. This file names no workload and no variant: a variant added to a register.cpp is
+// tested here the same day.
 #include "compute/core/registry.h"
 #include "compute/core/runner.h"
 
@@ -14,6 +16,7 @@ struct VariantCase {
     std::string variant;
     std::uint64_t size = 0;
     std::map<std::string, std::string> params;
+    std::string dataClass;
     std::map<std::string, std::string> generator;
     std::string label;
 };
@@ -24,86 +27,24 @@ void PrintTo(const VariantCase& c, std::ostream* os)
     *os << c.label;
 }
 
-/// Awkward sizes per workload (the size parameter of its generator).
-std::vector<std::uint64_t> sizesFor(const std::string& workload)
-{
-    if (workload == "linreg")
-        return {1, 2, 31, 1000003};
-    if (workload == "lrv")
-        return {2, 3, 65, 1001}; // features
-    if (workload == "spmv")
-        return {1, 31, 1000, 100003}; // rows
-    if (workload == "sdh")
-        return {2, 3, 255, 257, 10007}; // points
-    return {1, 31, 1000};
-}
-
-/// Extra generator settings a workload is also tested on (linreg: data far from the origin).
-std::vector<std::pair<std::string, std::map<std::string, std::string>>> dataClassesFor(const std::string& workload)
-{
-    if (workload == "linreg")
-        return {{"plain", {}}, {"offset", {{"x_offset", "1e6"}, {"x_span", "10"}}}};
-    if (workload == "lrv")
-        return {{"n2", {{"samples", "2"}, {"planted", "0"}}}, {"n3", {{"samples", "3"}, {"planted", "1"}}},
-            {"n33planted", {{"samples", "33"}, {"planted", "5"}}}};
-    if (workload == "spmv") // empty rows, one very long row, non-square shapes, and every generator class
-        return {{"uniform", {{"per_row", "6"}}}, {"sparse", {{"per_row", "0.4"}}},
-            {"wide", {{"aspect", "2.7"}, {"per_row", "5"}}}, {"tall", {{"aspect", "0.3"}, {"per_row", "3"}}},
-            {"powerlaw", {{"pattern", "powerlaw"}, {"per_row", "8"}, {"exponent", "1.6"}}},
-            {"laplacian2d", {{"pattern", "laplacian2d"}}}, {"laplacian3d", {{"pattern", "laplacian3d"}}},
-            {"banded", {{"pattern", "banded"}, {"bandwidth", "2"}}}};
-    if (workload == "sdh")
-        return {{"uniform", {{"box", "1"}}}, {"clusters", {{"shape", "clusters"}, {"box", "1"}, {"clusters", "3"}}}};
-    return {{"plain", {}}};
-}
-
-/// Values of non-enum parameters a workload is also tested at (sdh: bucket widths giving about 1, 7, 512 and
-/// 4,000 buckets on clouds in the unit box, whose diagonal is at most √3).
-std::vector<std::pair<std::string, std::map<std::string, std::string>>> parameterClassesFor(const std::string& workload)
-{
-    if (workload == "sdh")
-        return {{"b1", {{"bucket_width", "2"}}}, {"b7", {{"bucket_width", "0.26"}}},
-            {"b512", {{"bucket_width", "0.003386"}}}, {"b4000", {{"bucket_width", "0.000433"}}}};
-    return {{"", {}}};
-}
-
-/// Every combination of the workload's enum parameters.
-std::vector<std::map<std::string, std::string>> parameterCombinations(const Workload& w)
-{
-    std::vector<std::map<std::string, std::string>> combos {{}};
-    for (const auto& axis : w.parameters()) {
-        if (axis.kind != AxisKind::Enum || axis.readerOption)
-            continue; // reader options do not change what a variant computes on generated data
-        std::vector<std::map<std::string, std::string>> next;
-        for (const auto& combo : combos)
-            for (const auto& choice : axis.choices) {
-                auto c = combo;
-                c[axis.name] = choice;
-                next.push_back(c);
-            }
-        combos = next;
-    }
-    return combos;
-}
-
 std::vector<VariantCase> allCases()
 {
     std::vector<VariantCase> cases;
-    for (const auto& w : defaultRegistry().workloads())
+    for (const auto& w : defaultRegistry().workloads()) {
+        const TestPlan plan = w->testPlan();
+        const auto combinations = plan.parameterCombinations(w->parameters());
         for (const auto& v : w->variants())
-            for (auto size : sizesFor(w->id()))
-                for (const auto& enums : parameterCombinations(*w))
-                    for (const auto& [paramName, values] : parameterClassesFor(w->id()))
-                        for (const auto& [dataName, generator] : dataClassesFor(w->id())) {
-                            std::string label = w->id() + "_" + v.id + "_n" + std::to_string(size) + "_" + dataName;
-                            auto params = enums;
-                            for (const auto& [k, value] : enums)
-                                label += "_" + value;
-                            if (!paramName.empty())
-                                label += "_" + paramName;
-                            params.insert(values.begin(), values.end());
-                            cases.push_back({w->id(), v.id, size, params, generator, label});
-                        }
+            for (auto size : plan.sizes)
+                for (const auto& params : combinations)
+                    for (const auto& data : plan.dataClasses) {
+                        std::string label = w->id() + "_" + v.id + "_n" + std::to_string(size);
+                        if (!data.name.empty())
+                            label += "_" + data.name;
+                        if (!params.name.empty())
+                            label += "_" + params.name;
+                        cases.push_back({w->id(), v.id, size, params.values, data.name, data.values, label});
+                    }
+    }
     return cases;
 }
 
@@ -123,8 +64,8 @@ TEST_P(EveryVariant, MatchesTheReferenceOnFreshRandomData)
     generator[workload.sizeParameter()] = std::to_string(c.size);
     if (ParamSet::parse(workload.generatorParameters(), {}).has("seed"))
         generator["seed"] = std::to_string(seed);
-    if (c.workload == "lrv" && generator.count("planted")) // no feature is planted in two pairs
-        generator["planted"] = std::to_string(std::min<std::uint64_t>(std::stoull(generator["planted"]), c.size / 2));
+    if (const auto fit = workload.testPlan().fitToSize)
+        fit(generator, c.size);
     const auto dataset = workload.generate(ParamSet::parse(workload.generatorParameters(), generator));
     const auto params = ParamSet::parse(workload.parameters(), c.params);
 
@@ -143,29 +84,31 @@ TEST_P(EveryVariant, MatchesTheReferenceOnFreshRandomData)
     if (s.outcome == Outcome::Skipped) // the variant declined this input with its reason (ELL on irregular rows)
         GTEST_SKIP() << s.message;
 
-    // Formulas known to lose digits are still run and compared; the Delta says by how much. linreg's four sums on
-    // offset data, and lrv's cuBLAS expansion on nearly proportional pairs (and tiny samples, where chance makes
-    // some).
-    const bool mayLoseDigits = (c.generator.count("x_offset") && c.variant != "reference" && c.variant != "chan_stable")
-        || (c.workload == "lrv" && c.variant == "cublas_gemm");
-    if (mayLoseDigits) {
+    // Formulas known to lose digits are still run and compared; the Delta says by how much.
+    const Expectation& expected = variant.expectation;
+    if (expected.allowsIncorrectOn(c.dataClass)) {
         EXPECT_TRUE(s.outcome == Outcome::Passed || s.outcome == Outcome::Incorrect)
             << outcomeName(s.outcome) << ": " << s.message << " (seed " << seed << ")";
     } else {
         EXPECT_EQ(s.outcome, Outcome::Passed) << s.message << "; delta " << s.delta.value << " > tolerance "
                                               << s.delta.tolerance << " (seed " << seed << ")";
     }
-    // sdh's double-precision variants round every operation as the reference does: their counts are exact.
-    if (c.workload == "sdh" && c.variant != "tiled_f32") {
+    if (expected.kind == Expectation::Kind::Exact) {
+        bool found = false;
         for (const auto& [name, value] : s.delta.details) {
-            if (name == "l1_pairs") {
-                EXPECT_EQ(value, 0.0) << "counts differ from the reference's (seed " << seed << ")";
+            if (name == expected.detail) {
+                found = true;
+                EXPECT_EQ(value, 0.0) << expected.detail << " differs from the reference's (seed " << seed << ")";
             }
         }
+        // A Delta beyond the reference's reach has no such detail; below it, the detail must be there.
+        EXPECT_TRUE(found || !workload.fullReferenceAffordable(dataset, params))
+            << "the Delta has no detail '" << expected.detail << "'";
     }
     EXPECT_EQ(s.repetitions, 2);
     EXPECT_TRUE(s.delta.computed);
     ASSERT_NE(s.result, nullptr);
+    EXPECT_FALSE(s.resultDropped);
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, EveryVariant, ::testing::ValuesIn(allCases()),

@@ -200,12 +200,25 @@ TEST(LrvView, AResultTooLargeToKeepIsSaidSo)
     ResultsModel model;
     LrvView view(&model);
     view.setDataset(datasetWithHash("h"));
-    model.addSummary(lrvRun("big", 20000, nullptr));
+    Summary big = lrvRun("big", 20000, nullptr);
+    big.resultDropped = true;
+    model.addSummary(big);
     view.rebuildNow();
 
     EXPECT_TRUE(plotText(view).contains(QStringLiteral("too large to keep")));
     EXPECT_EQ(colorMap(view)->data()->keySize(), 0);
     EXPECT_EQ(pairsTable(view)->rowCount(), 0);
+}
+
+TEST(LrvView, ARunWithoutAResultIsNotCalledTooLarge)
+{
+    ResultsModel model;
+    LrvView view(&model);
+    view.setDataset(datasetWithHash("h"));
+    model.addSummary(lrvRun("none", 200, nullptr)); // measured, but no result: not "dropped"
+    view.rebuildNow();
+
+    EXPECT_FALSE(plotText(view).contains(QStringLiteral("too large to keep")));
 }
 
 TEST(LrvView, TheFactoryMakesItForLrv)

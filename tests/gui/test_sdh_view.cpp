@@ -45,7 +45,7 @@ Summary histogramRun(const std::string& runId, const std::string& variant, const
     s.datasetHash = hash;
     s.datasetName = "cloud " + hash;
     s.size = points;
-    s.params = "bucket_width=" + width + ";frame=1";
+    s.params = ParamSet::fromString("bucket_width=" + width + ";frame=1");
     s.outcome = Outcome::Passed;
     s.repetitions = 3;
     s.medianMs = s.meanMs = s.minMs = s.maxMs = 1.0;

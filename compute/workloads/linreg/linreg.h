@@ -64,17 +64,6 @@ private:
     std::vector<float> m_xf, m_yf;
 };
 
-// Variant factories, one per variant (see register.cpp for the list).
-std::unique_ptr<PreparedRun> prepareReference(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareCpuFourSums(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareCpuOpenMp(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareAtomicGlobal(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareSharedTree(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareWarpShuffle(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareFusedGrid(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareChanStable(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareCub(const data::Dataset&, const ParamSet&, const RunContext&);
-
 /// Adds the linreg workload to the registry.
 void registerLinreg(Registry& registry);
 

@@ -76,16 +76,6 @@ double referencePair(const std::vector<long double>& logs, std::size_t samples, 
 /// the buffer are streamed to the host in row chunks while the next chunk computes.
 std::uint64_t deviceOutputCapBytes(const ParamSet& params);
 
-// Variant factories, one per variant (see register.cpp for the list).
-std::unique_ptr<PreparedRun> prepareReference(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareCpuOpenMp(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareBlockPerPair(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareThreadPerPair(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareLogsTiled(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareDmmaRefined(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareCublasGemm(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareCublasRefined(const data::Dataset&, const ParamSet&, const RunContext&);
-
 /// Adds the lrv workload to the registry.
 void registerLrv(Registry& registry);
 

@@ -1,4 +1,5 @@
-// The sdh workload descriptor and its variant list: the only place a new sdh variant has to be added.
+// The sdh workload descriptor and its variant list. A new sdh variant is its kernel file plus, here, one row in
+// the list and its factory's declaration; the registry-wide test (tests/compute/test_variants.cpp) then checks it.
 #include "compute/core/errors.h"
 #include "compute/core/registry.h"
 #include "compute/workloads/sdh/sdh.h"
@@ -7,6 +8,17 @@
 #include <limits>
 
 namespace ks::sdh {
+
+// Variant factories: each is defined in its kernel file and registered in the list below.
+PrepareSignature prepareReference;
+PrepareSignature prepareCpuOpenMp;
+PrepareSignature prepareBaseline;
+PrepareSignature prepareSharedLr;
+PrepareSignature prepareSharedLrLocal;
+PrepareSignature prepareSharedLrCopies;
+PrepareSignature prepareSharedLrSoa;
+PrepareSignature prepareTiledF32;
+PrepareSignature prepareTiledF64Exact;
 
 namespace {
 
@@ -20,28 +32,35 @@ public:
     {
         m_variants = {
             cpuVariant("reference", "Reference (brute force, double)",
-                "every pair's distance in double, rounded operation by operation, counted exactly", prepareReference),
+                "every pair's distance in double, rounded operation by operation, counted exactly", prepareReference)
+                .exact("l1_pairs"),
             cpuVariant("cpu_openmp", "CPU pairs (OpenMP)",
                 "the reference's arithmetic, rows of the pair triangle over threads, a histogram per thread",
-                prepareCpuOpenMp),
+                prepareCpuOpenMp)
+                .exact("l1_pairs"),
             gpuVariant("baseline", "Baseline: global atomics (seed 1)",
                 "the seed's first version: a thread per point, every later point, atomicAdd into the global "
                 "histogram",
-                Backend::Cuda, KS_GPU_PREPARE(prepareBaseline)),
+                Backend::Cuda, KS_GPU_PREPARE(prepareBaseline))
+                .exact("l1_pairs"),
             gpuVariant("shared_lr", "Shared-memory LR block (seed 2)",
                 "the seed's second: a block's points in registers, every later block staged in shared memory, "
                 "global atomics",
-                Backend::Cuda, KS_GPU_PREPARE(prepareSharedLr)),
+                Backend::Cuda, KS_GPU_PREPARE(prepareSharedLr))
+                .exact("l1_pairs"),
             gpuVariant("shared_lr_local", "Shared LR, one local copy (seed 3)",
                 "the seed's third: as shared_lr with the histogram in shared memory, added to the global one at "
                 "the end",
-                Backend::Cuda, KS_GPU_PREPARE(prepareSharedLrLocal)),
+                Backend::Cuda, KS_GPU_PREPARE(prepareSharedLrLocal))
+                .exact("l1_pairs"),
             gpuVariant("shared_lr_copies", "Shared LR, local copies (seed 4)",
                 "the seed's fourth: several shared histogram copies chosen by the seed's table of bucket counts",
-                Backend::Cuda, KS_GPU_PREPARE(prepareSharedLrCopies)),
+                Backend::Cuda, KS_GPU_PREPARE(prepareSharedLrCopies))
+                .exact("l1_pairs"),
             gpuVariant("shared_lr_soa", "Shared LR, copies, coalesced (seed 5)",
                 "the seed's fifth: the fourth on structure-of-arrays coordinates (three double arrays)", Backend::Cuda,
-                KS_GPU_PREPARE(prepareSharedLrSoa)),
+                KS_GPU_PREPARE(prepareSharedLrSoa))
+                .exact("l1_pairs"),
             gpuVariant("tiled_f32", "Tiled float32 (fast)",
                 "load-balanced tile pairs, four points per thread in registers, per-warp shared histograms; float "
                 "arithmetic and an approximate square root",
@@ -49,7 +68,8 @@ public:
             gpuVariant("tiled_f64_exact", "Tiled float64 (exact)",
                 "the tiled kernel in double with every operation rounded as the reference rounds it: counts equal "
                 "the reference's",
-                Backend::Cuda, KS_GPU_PREPARE(prepareTiledF64Exact)),
+                Backend::Cuda, KS_GPU_PREPARE(prepareTiledF64Exact))
+                .exact("l1_pairs"),
         };
     }
 
@@ -88,6 +108,16 @@ public:
 
     std::string sizeParameter() const override { return "points"; }
     std::string demoSizes() const override { return "1000..16000"; }
+
+    TestPlan testPlan() const override
+    {
+        // Bucket widths giving about 1, 7, 512 and 4,000 buckets on clouds in the unit box (diagonal at most √3).
+        return {{2, 3, 255, 257, 10007},
+            {{"uniform", {{"box", "1"}}}, {"clusters", {{"shape", "clusters"}, {"box", "1"}, {"clusters", "3"}}}},
+            {{"b1", {{"bucket_width", "2"}}}, {"b7", {{"bucket_width", "0.26"}}},
+                {"b512", {{"bucket_width", "0.003386"}}}, {"b4000", {{"bucket_width", "0.000433"}}}},
+            {}};
+    }
 
     data::Dataset generate(const ParamSet& g) const override
     {

@@ -39,17 +39,6 @@ double bucketWidth(const ParamSet& params);
 /// An sdh Result: quantity "histogram", one count per bucket.
 Result makeResult(std::vector<std::uint64_t> counts);
 
-// Variant factories, one per variant (see register.cpp for the list).
-std::unique_ptr<PreparedRun> prepareReference(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareCpuOpenMp(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareBaseline(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareSharedLr(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareSharedLrLocal(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareSharedLrCopies(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareSharedLrSoa(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareTiledF32(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareTiledF64Exact(const data::Dataset&, const ParamSet&, const RunContext&);
-
 /// Adds the sdh workload to the registry.
 void registerSdh(Registry& registry);
 

@@ -1,4 +1,5 @@
-// The spmv workload descriptor and its variant list: the only place a new spmv variant has to be added.
+// The spmv workload descriptor and its variant list. A new spmv variant is its kernel file plus, here, one row in
+// the list and its factory's declaration; the registry-wide test (tests/compute/test_variants.cpp) then checks it.
 #include "compute/core/errors.h"
 #include "compute/core/registry.h"
 #include "compute/device/vendor_libraries.h"
@@ -9,6 +10,19 @@
 #include <limits>
 
 namespace ks::spmv {
+
+// Variant factories: each is defined in its kernel file and registered in the list below.
+PrepareSignature prepareReference;
+PrepareSignature prepareCpuOpenMp;
+PrepareSignature prepareScalar;
+PrepareSignature prepareVector;
+PrepareSignature prepareAdaptive;
+PrepareSignature prepareRowBinning;
+PrepareSignature prepareEll;
+PrepareSignature prepareSubwarp;
+PrepareSignature prepareMergePath;
+PrepareSignature prepareCusparse;
+PrepareSignature prepareCusparseAlg2;
 
 namespace {
 
@@ -150,6 +164,18 @@ public:
     std::string demoSizes() const override
     {
         return "2^10..2^15";
+    }
+
+    TestPlan testPlan() const override
+    {
+        // Empty rows, one very long row, non-square shapes, and every generator class.
+        return {{1, 31, 1000, 100003},
+            {{"uniform", {{"per_row", "6"}}}, {"sparse", {{"per_row", "0.4"}}},
+                {"wide", {{"aspect", "2.7"}, {"per_row", "5"}}}, {"tall", {{"aspect", "0.3"}, {"per_row", "3"}}},
+                {"powerlaw", {{"pattern", "powerlaw"}, {"per_row", "8"}, {"exponent", "1.6"}}},
+                {"laplacian2d", {{"pattern", "laplacian2d"}}}, {"laplacian3d", {{"pattern", "laplacian3d"}}},
+                {"banded", {{"pattern", "banded"}, {"bandwidth", "2"}}}},
+            {}, {}};
     }
 
     data::Dataset generate(const ParamSet& g) const override

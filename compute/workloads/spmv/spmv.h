@@ -64,19 +64,6 @@ protected:
     std::vector<T> m_y;
 };
 
-// Variant factories, one per variant (see register.cpp for the list).
-std::unique_ptr<PreparedRun> prepareReference(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareCpuOpenMp(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareScalar(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareVector(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareAdaptive(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareRowBinning(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareEll(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareSubwarp(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareMergePath(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareCusparse(const data::Dataset&, const ParamSet&, const RunContext&);
-std::unique_ptr<PreparedRun> prepareCusparseAlg2(const data::Dataset&, const ParamSet&, const RunContext&);
-
 /// Adds the spmv workload to the registry.
 void registerSpmv(Registry& registry);
 
