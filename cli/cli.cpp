@@ -99,21 +99,6 @@ private:
     CsvAppender m_appender;
 };
 
-std::vector<std::string> splitList(const std::string& text)
-{
-    std::vector<std::string> items;
-    std::size_t pos = 0;
-    while (pos <= text.size()) {
-        auto end = text.find(',', pos);
-        if (end == std::string::npos)
-            end = text.size();
-        if (end > pos)
-            items.push_back(text.substr(pos, end - pos));
-        pos = end + 1;
-    }
-    return items;
-}
-
 void printAxes(std::ostream& out, const char* title, const std::vector<Axis>& axes)
 {
     if (axes.empty())

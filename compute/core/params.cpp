@@ -67,22 +67,6 @@ bool parseReal(const std::string& text, double& out)
     return ec == std::errc() && ptr == end && std::isfinite(out);
 }
 
-/// The non-empty items of a separated list.
-std::vector<std::string> splitItems(const std::string& text, char separator)
-{
-    std::vector<std::string> items;
-    std::size_t pos = 0;
-    while (pos <= text.size()) {
-        std::size_t end = text.find(separator, pos);
-        if (end == std::string::npos)
-            end = text.size();
-        if (end > pos)
-            items.push_back(text.substr(pos, end - pos));
-        pos = end + 1;
-    }
-    return items;
-}
-
 /// A value checked against its axis, in its typed form and its canonical text.
 std::pair<ParamValue, std::string> normalise(const Axis& axis, const std::string& raw)
 {
@@ -145,6 +129,21 @@ Axis Axis::choice(std::string name, std::string description, std::string def, st
         std::move(name), std::move(description), AxisKind::Enum, std::move(def), 0.0, 0.0, std::move(choices), false};
 }
 
+std::vector<std::string> splitList(const std::string& text, char separator)
+{
+    std::vector<std::string> items;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        std::size_t end = text.find(separator, pos);
+        if (end == std::string::npos)
+            end = text.size();
+        if (end > pos)
+            items.push_back(text.substr(pos, end - pos));
+        pos = end + 1;
+    }
+    return items;
+}
+
 ParamSet ParamSet::parse(const std::vector<Axis>& axes, const std::map<std::string, std::string>& given)
 {
     for (const auto& [name, value] : given) {
@@ -169,7 +168,7 @@ ParamSet ParamSet::parse(const std::vector<Axis>& axes, const std::map<std::stri
 ParamSet ParamSet::fromString(const std::string& text)
 {
     ParamSet set;
-    for (const auto& item : splitItems(text, ';')) {
+    for (const auto& item : splitList(text, ';')) {
         const auto eq = item.find('=');
         if (eq == std::string::npos || eq == 0)
             throw ParameterError("'" + item + "' is not of the form key=value");
@@ -190,7 +189,7 @@ ParamSet ParamSet::fromString(const std::string& text)
 std::map<std::string, std::string> ParamSet::splitAssignments(const std::string& text, char separator)
 {
     std::map<std::string, std::string> out;
-    for (const auto& item : splitItems(text, separator)) {
+    for (const auto& item : splitList(text, separator)) {
         const auto eq = item.find('=');
         if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
             throw ParameterError("'" + item + "' is not of the form key=value");

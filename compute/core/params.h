@@ -38,6 +38,9 @@ struct Axis {
     }
 };
 
+/// The non-empty items of a list separated by `separator` ("a,,b" gives a and b).
+std::vector<std::string> splitList(const std::string& text, char separator = ',');
+
 /// One parameter's value, typed by its axis: integers (integer and power-of-two axes), reals, or enum choices.
 using ParamValue = std::variant<std::int64_t, double, std::string>;
 

@@ -99,13 +99,7 @@ std::uint64_t parseOneSize(const std::string& text)
 std::vector<std::uint64_t> parseSizeList(const std::string& text)
 {
     std::vector<std::uint64_t> sizes;
-    std::size_t pos = 0;
-    while (pos <= text.size()) {
-        std::size_t end = text.find(',', pos);
-        if (end == std::string::npos)
-            end = text.size();
-        std::string item = text.substr(pos, end - pos);
-        pos = end + 1;
+    for (std::string item : splitList(text)) {
         item.erase(0, item.find_first_not_of(' '));
         item.erase(item.find_last_not_of(' ') + 1);
         if (item.empty())
