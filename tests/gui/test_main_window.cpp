@@ -46,10 +46,10 @@ protected:
         m_window->datasetPanel()->setGenerator({{"n", "20000"}, {"seed", "3"}});
         RunSettings s;
         s.sizes = QStringLiteral("1000,20000");
-        s.timeLimitS = 0.3;
-        s.maxRepetitions = 20;
-        s.minRepetitions = 3;
-        s.flushL2 = false;
+        s.options.timeLimitS = 0.3;
+        s.options.maxRepetitions = 20;
+        s.options.minRepetitions = 3;
+        s.options.flushL2 = false;
         s.baseline = QStringLiteral("cpu_four_sums");
         m_window->runSettingsPanel()->setSettings(s);
         m_window->show();
@@ -105,9 +105,9 @@ TEST_F(MainWindowTest, CancelStopsMidSweepAndKeepsWhatWasMeasured)
 {
     RunSettings s = m_window->runSettingsPanel()->settings();
     s.sizes = QStringLiteral("2^10..2^22");
-    s.timeLimitS = 0.5;
-    s.maxRepetitions = 100000;
-    s.minRepetitions = 100000;
+    s.options.timeLimitS = 0.5;
+    s.options.maxRepetitions = 100000;
+    s.options.minRepetitions = 100000;
     m_window->runSettingsPanel()->setSettings(s);
     QSignalSpy finished(m_window.get(), &MainWindow::runFinished);
     ResultsModel* model = m_window->resultsModel();
@@ -235,9 +235,9 @@ TEST_F(MainWindowTest, ClosingDuringARunCancelsCleanly)
 {
     RunSettings s = m_window->runSettingsPanel()->settings();
     s.sizes = QStringLiteral("2^10..2^22");
-    s.minRepetitions = 100000;
-    s.maxRepetitions = 100000;
-    s.timeLimitS = 5;
+    s.options.minRepetitions = 100000;
+    s.options.maxRepetitions = 100000;
+    s.options.timeLimitS = 5;
     m_window->runSettingsPanel()->setSettings(s);
     QSignalSpy finished(m_window.get(), &MainWindow::runFinished);
     ASSERT_TRUE(m_window->startRun());
