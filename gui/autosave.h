@@ -36,7 +36,7 @@ public:
     void end();
 
     bool isOn() const { return m_csv != nullptr; }
-    /// The files of the current or last session; empty before the first begin.
+    /// The files of the current or last session; empty before the first begin and after one that failed.
     QString csvPath() const { return m_csvPath; }
     QString workspacePath() const { return m_workspacePath; }
 
