@@ -51,8 +51,8 @@ int main(int argc, char** argv)
         const QString id = parser.isSet(workload) ? parser.value(workload) : QStringLiteral("linreg");
         if (const auto* w = ks::defaultRegistry().find(id.toStdString()))
             settings.sizes = QString::fromStdString(w->demoSizes());
-        settings.timeLimitS = 0.5;
-        settings.maxRepetitions = 60;
+        settings.options.timeLimitS = 0.5;
+        settings.options.maxRepetitions = 60;
         window.runSettingsPanel()->setSettings(settings);
         QTimer::singleShot(200, &window, [&window] { window.startRun(); });
     }

@@ -1,13 +1,16 @@
 #pragma once
 
-#include "compute/core/results_io.h"
+#include "compute/core/summary.h"
 #include "data/dataset.h"
 #include "gui/theme.h"
 
 #include <QElapsedTimer>
 #include <QMainWindow>
 #include <QPointer>
+#include <map>
 #include <memory>
+#include <string>
+#include <vector>
 
 class QComboBox;
 class QLabel;
@@ -24,21 +27,24 @@ class Workload;
 
 namespace ks::gui {
 
+class Autosave;
 class ChartView;
 class DatasetPanel;
 class ResultsModel;
 class RunController;
 class RunSettingsPanel;
+class SettingsStore;
 class SpeedupChart;
 class VariantPanel;
 class WorkloadView;
-struct Workspace;
+class WorkspaceBinding;
 
 /// The profiler's window: set-up on the left (workload, dataset, variants, run settings), live charts and the
 /// results table in the middle, progress in the status bar. All compute happens on the RunController's thread.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
+    /// Remembers its settings in the application's QSettings.
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
@@ -55,12 +61,11 @@ public:
     void openDatasetFile(const QString& path);
     void setWorkload(const QString& id);
     void setTheme(ThemeMode mode);
-    /// Where every Summary of the current session is appended as it arrives (empty before the first run).
-    QString autosaveCsvPath() const
-    {
-        return m_autosaveCsv ? QString::fromStdString(m_autosaveCsv->path()) : QString();
-    }
-    void setAutosaveDirectory(const QString& directory) { m_autosaveDirectory = directory; }
+    /// Where every Summary of the last sweep was appended as it arrived, as CSV rows and as a workspace (empty
+    /// before the first sweep, or when autosave could not write).
+    QString autosaveCsvPath() const;
+    QString autosaveWorkspacePath() const;
+    void setAutosaveDirectory(const QString& directory);
 
     ResultsModel* resultsModel() const { return m_model; }
     RunController* controller() const { return m_controller; }
@@ -93,13 +98,15 @@ private:
     void showStatus(const QString& message, bool error = false);
     void setRunningUi(bool running);
     void onSummary(const ks::Summary& summary);
-    void onFinished(bool cancelled, const QString& error);
+    void onFinished(const std::vector<ks::Summary>& summaries, bool cancelled, const QString& error);
+    /// A session stamp for a new sweep, unique in this window: its run ids and autosave files are named by it.
+    std::string nextSweepStamp();
+    /// Reloads the loaded file when a reader option changed since it was read.
+    void onRunSettingsChanged();
     void onDatasetLoadRequested(const QString& path, const QString& h5Path, bool allowNonFinite);
     void copySelection() const;
     void exportChartInteractive();
     void exportResultsInteractive(const QString& suffix);
-    Workspace currentWorkspace() const;
-    void autosave(const ks::Summary& summary);
 
     ResultsModel* m_model;
     RunController* m_controller;
@@ -119,17 +126,20 @@ private:
     QLabel* m_status = nullptr;
     QProgressBar* m_progress = nullptr;
 
+    std::unique_ptr<SettingsStore> m_settings;
+    std::unique_ptr<Autosave> m_autosave;
+    std::unique_ptr<WorkspaceBinding> m_workspace;
+
     data::Dataset m_loadedDataset;
     QString m_loadedPath;
-    std::map<std::string, std::string> m_loadedReadParams;
+    /// The reader options the loaded file was read with; a change to one of them reloads it.
+    std::map<std::string, std::string> m_loadedReaderOptions;
     quint64 m_loadTicket = 0;
     bool m_closeRequested = false;
     ThemeMode m_theme = ThemeMode::System;
     QElapsedTimer m_runClock;
-    std::string m_runPrefix;
-    QString m_autosaveDirectory;
-    std::unique_ptr<CsvAppender> m_autosaveCsv;
-    QString m_autosaveWorkspace;
+    std::string m_lastSessionStamp;
+    int m_sweepsInLastStamp = 0;
 };
 
 } // namespace ks::gui

@@ -8,10 +8,12 @@
 
 #include <QList>
 #include <QMetaType>
+#include <vector>
 
 Q_DECLARE_METATYPE(ks::Sample)
 Q_DECLARE_METATYPE(QList<ks::Sample>)
 Q_DECLARE_METATYPE(ks::Summary)
+Q_DECLARE_METATYPE(std::vector<ks::Summary>)
 Q_DECLARE_METATYPE(ks::SweepProgress)
 Q_DECLARE_METATYPE(ks::data::Dataset)
 

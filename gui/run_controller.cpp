@@ -17,6 +17,7 @@ void registerMetaTypes()
     qRegisterMetaType<ks::Sample>();
     qRegisterMetaType<QList<ks::Sample>>();
     qRegisterMetaType<ks::Summary>();
+    qRegisterMetaType<std::vector<ks::Summary>>();
     qRegisterMetaType<ks::SweepProgress>();
     qRegisterMetaType<ks::data::Dataset>();
 }
@@ -86,14 +87,15 @@ void ComputeWorker::runSweep(const ks::SweepRequest& request, std::stop_token st
     if (!m_calibrate)
         runner.setCeilingsProvider({});
     QString error;
+    std::vector<Summary> summaries;
     try {
-        ks::runSweep(request, runner, observer, stop);
+        summaries = ks::runSweep(request, runner, observer, stop);
     } catch (const std::exception& e) {
         // Only an invalid request gets here (runs report their own failures); nothing has been measured.
         error = QString::fromStdString(e.what());
     }
     observer.flush();
-    Q_EMIT sweepFinished(stop.stop_requested(), error);
+    Q_EMIT sweepFinished(summaries, stop.stop_requested(), error);
 }
 
 RunController::RunController(QObject* parent)
@@ -109,11 +111,12 @@ RunController::RunController(QObject* parent)
     connect(m_worker, &ComputeWorker::progress, this, &RunController::progress);
     connect(m_worker, &ComputeWorker::status, this, &RunController::status);
     connect(m_worker, &ComputeWorker::datasetReady, this, &RunController::datasetReady);
-    connect(m_worker, &ComputeWorker::sweepFinished, this, [this](bool cancelled, const QString& error) {
-        m_running = false;
-        Q_EMIT runningChanged(false);
-        Q_EMIT finished(cancelled, error);
-    });
+    connect(m_worker, &ComputeWorker::sweepFinished, this,
+        [this](const std::vector<ks::Summary>& summaries, bool cancelled, const QString& error) {
+            m_running = false;
+            Q_EMIT runningChanged(false);
+            Q_EMIT finished(summaries, cancelled, error);
+        });
     m_thread.start();
 }
 

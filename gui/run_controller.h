@@ -9,6 +9,7 @@
 #include <QThread>
 #include <memory>
 #include <stop_token>
+#include <vector>
 
 namespace ks::gui {
 
@@ -32,8 +33,9 @@ Q_SIGNALS:
     void progress(const ks::SweepProgress& progress);
     void status(const QString& message);
     void datasetReady(const ks::data::Dataset& dataset);
-    /// The sweep ended: cancelled, or with an error that stopped it before any run (empty when none).
-    void sweepFinished(bool cancelled, const QString& error);
+    /// The sweep ended, with every Summary it measured in run order (the ones summaryReady reported): cancelled,
+    /// or with an error that stopped it before any run (empty when none).
+    void sweepFinished(const std::vector<ks::Summary>& summaries, bool cancelled, const QString& error);
 
 public:
     static constexpr int kSampleBatchMs = 20;
@@ -70,7 +72,8 @@ Q_SIGNALS:
     void progress(const ks::SweepProgress& progress);
     void status(const QString& message);
     void datasetReady(const ks::data::Dataset& dataset);
-    void finished(bool cancelled, const QString& error);
+    /// The sweep ended: ComputeWorker::sweepFinished, after isRunning() turned false.
+    void finished(const std::vector<ks::Summary>& summaries, bool cancelled, const QString& error);
     void runningChanged(bool running);
     void datasetLoaded(quint64 ticket, const ks::data::Dataset& dataset);
     void datasetFailed(quint64 ticket, const QString& message);

@@ -1,8 +1,9 @@
 #pragma once
 
 #include "compute/core/summary.h"
-#include "gui/panels/run_settings_panel.h"
+#include "gui/run_settings.h"
 
+#include <QFile>
 #include <QString>
 #include <QStringList>
 #include <map>
@@ -29,7 +30,26 @@ struct Workspace {
 /// Writes a workspace as JSON (summaries in exactly the CLI's JSON schema). Throws std::runtime_error naming the
 /// file when it cannot be written.
 void saveWorkspace(const QString& path, const Workspace& workspace);
-/// Reads what saveWorkspace wrote. Throws data::DatasetError naming the file, the place and the problem.
+/// Reads what saveWorkspace or a WorkspaceAppender wrote, and workspaces of earlier formats. An appended
+/// workspace cut off mid-line (a crash while writing) keeps every complete line. Throws data::DatasetError naming
+/// the file, the place and the problem.
 Workspace loadWorkspace(const QString& path);
+
+/// Writes a workspace that grows by one line per Summary: the first line is the workspace (its summaries so far
+/// included) as one JSON object, then each appended Summary is one JSON object on its own line, flushed at once.
+/// Writing stays linear over a long sweep, and a crash loses at most the line being written.
+class WorkspaceAppender {
+public:
+    /// Creates (or truncates) the file and writes the workspace line. Throws std::runtime_error naming the file.
+    WorkspaceAppender(const QString& path, const Workspace& workspace);
+    /// Throws std::runtime_error naming the file when the line cannot be written.
+    void append(const Summary& summary);
+    QString path() const { return m_file.fileName(); }
+
+private:
+    void writeLine(const std::string& line);
+
+    QFile m_file;
+};
 
 } // namespace ks::gui

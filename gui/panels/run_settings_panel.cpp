@@ -16,24 +16,11 @@
 
 namespace ks::gui {
 
-RunOptions RunSettings::runOptions() const
-{
-    RunOptions o;
-    o.warmup = warmup;
-    o.minRepetitions = minRepetitions;
-    o.maxRepetitions = maxRepetitions;
-    o.noiseTarget = noisePct / 100.0;
-    o.timeLimitS = timeLimitS;
-    o.flushL2 = flushL2;
-    o.device = device;
-    return o;
-}
-
 RunSettingsPanel::RunSettingsPanel(QWidget* parent)
     : QWidget(parent)
     , m_sizes(new QLineEdit(this))
     , m_params(new ParamEditor(this))
-    , m_noise(new QDoubleSpinBox(this))
+    , m_noiseTargetPct(new QDoubleSpinBox(this))
     , m_warmup(new QSpinBox(this))
     , m_minReps(new QSpinBox(this))
     , m_maxReps(new QSpinBox(this))
@@ -48,11 +35,11 @@ RunSettingsPanel::RunSettingsPanel(QWidget* parent)
                            "B.\nGenerated data is made afresh for each size; a loaded file is cut to its first N "
                            "elements."));
     m_params->setObjectName(QStringLiteral("runParams"));
-    m_noise->setObjectName(QStringLiteral("noiseTarget"));
-    m_noise->setRange(0.01, 50.0);
-    m_noise->setDecimals(2);
-    m_noise->setSuffix(QStringLiteral(" %"));
-    m_noise->setToolTip(tr("Stop repeating once the relative standard error of the mean is under this"));
+    m_noiseTargetPct->setObjectName(QStringLiteral("noiseTarget"));
+    m_noiseTargetPct->setRange(0.01, 50.0);
+    m_noiseTargetPct->setDecimals(2);
+    m_noiseTargetPct->setSuffix(QStringLiteral(" %"));
+    m_noiseTargetPct->setToolTip(tr("Stop repeating once the relative standard error of the mean is under this"));
     m_warmup->setObjectName(QStringLiteral("warmup"));
     m_warmup->setRange(0, 1000);
     m_minReps->setObjectName(QStringLiteral("minRepetitions"));
@@ -85,7 +72,7 @@ RunSettingsPanel::RunSettingsPanel(QWidget* parent)
     form->setContentsMargins(0, 0, 0, 0);
     form->addRow(tr("Sizes"), m_sizes);
     form->addRow(tr("Parameters"), m_params);
-    form->addRow(tr("Noise target"), m_noise);
+    form->addRow(tr("Noise target"), m_noiseTargetPct);
     form->addRow(tr("Warm-up runs"), m_warmup);
     form->addRow(tr("Min repetitions"), m_minReps);
     form->addRow(tr("Max repetitions"), m_maxReps);
@@ -98,7 +85,7 @@ RunSettingsPanel::RunSettingsPanel(QWidget* parent)
     auto emitChanged = [this] { Q_EMIT changed(); };
     connect(m_sizes, &QLineEdit::textChanged, this, emitChanged);
     connect(m_params, &ParamEditor::changed, this, emitChanged);
-    connect(m_noise, &QDoubleSpinBox::valueChanged, this, emitChanged);
+    connect(m_noiseTargetPct, &QDoubleSpinBox::valueChanged, this, emitChanged);
     connect(m_warmup, &QSpinBox::valueChanged, this, emitChanged);
     connect(m_minReps, &QSpinBox::valueChanged, this, emitChanged);
     connect(m_maxReps, &QSpinBox::valueChanged, this, emitChanged);
@@ -134,13 +121,13 @@ RunSettings RunSettingsPanel::settings() const
     RunSettings s;
     s.sizes = m_sizes->text().trimmed();
     s.params = m_params->values();
-    s.noisePct = m_noise->value();
-    s.warmup = m_warmup->value();
-    s.minRepetitions = m_minReps->value();
-    s.maxRepetitions = m_maxReps->value();
-    s.timeLimitS = m_timeLimit->value();
-    s.flushL2 = m_flush->isChecked();
-    s.device = m_device->currentData().toInt();
+    s.options.noiseTarget = m_noiseTargetPct->value() / 100.0;
+    s.options.warmup = m_warmup->value();
+    s.options.minRepetitions = m_minReps->value();
+    s.options.maxRepetitions = m_maxReps->value();
+    s.options.timeLimitS = m_timeLimit->value();
+    s.options.flushL2 = m_flush->isChecked();
+    s.options.device = m_device->currentData().toInt();
     s.baseline = m_baseline->currentData().toString();
     return s;
 }
@@ -150,13 +137,13 @@ void RunSettingsPanel::setSettings(const RunSettings& s)
     m_sizes->setText(s.sizes);
     if (!s.params.empty())
         m_params->setValues(s.params);
-    m_noise->setValue(s.noisePct);
-    m_warmup->setValue(s.warmup);
-    m_minReps->setValue(s.minRepetitions);
-    m_maxReps->setValue(s.maxRepetitions);
-    m_timeLimit->setValue(s.timeLimitS);
-    m_flush->setChecked(s.flushL2);
-    if (const int d = m_device->findData(s.device); d >= 0)
+    m_noiseTargetPct->setValue(s.options.noiseTarget * 100.0);
+    m_warmup->setValue(s.options.warmup);
+    m_minReps->setValue(s.options.minRepetitions);
+    m_maxReps->setValue(s.options.maxRepetitions);
+    m_timeLimit->setValue(s.options.timeLimitS);
+    m_flush->setChecked(s.options.flushL2);
+    if (const int d = m_device->findData(s.options.device); d >= 0)
         m_device->setCurrentIndex(d);
     if (!s.baseline.isEmpty())
         if (const int b = m_baseline->findData(s.baseline); b >= 0)
@@ -169,6 +156,17 @@ std::vector<std::uint64_t> RunSettingsPanel::sizes() const
     if (text.isEmpty())
         return {};
     return parseSizeList(text.toStdString());
+}
+
+std::map<std::string, std::string> RunSettingsPanel::readerOptions() const
+{
+    const auto values = m_params->values();
+    std::map<std::string, std::string> options;
+    for (const auto& axis : m_params->axes())
+        if (axis.readerOption)
+            if (const auto it = values.find(axis.name); it != values.end())
+                options.insert(*it);
+    return options;
 }
 
 QString RunSettingsPanel::validationError() const

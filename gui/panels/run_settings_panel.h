@@ -1,5 +1,7 @@
 #pragma once
 
+#include "gui/run_settings.h"
+
 #include <QString>
 #include <QStringList>
 #include <QWidget>
@@ -14,29 +16,11 @@ class QSpinBox;
 
 namespace ks {
 class Workload;
-struct RunOptions;
-} // namespace ks
+}
 
 namespace ks::gui {
 
 class ParamEditor;
-
-/// Everything about how a sweep runs, as the user set it (saved in workspaces and settings).
-struct RunSettings {
-    QString sizes; ///< "" (the dataset's or generator's own size) or a size list: "1e4,1e6", "2^16..2^24"
-    std::map<std::string, std::string> params; ///< the workload's run parameters
-    double noisePct = 0.5;
-    int warmup = 1;
-    int minRepetitions = 5;
-    int maxRepetitions = 500;
-    double timeLimitS = 5.0;
-    bool flushL2 = true;
-    int device = 0;
-    QString baseline; ///< variant the speedup chart divides by
-
-    /// The runner's options from these settings.
-    ks::RunOptions runOptions() const;
-};
 
 /// The "Run settings" section: sizes to sweep, the workload's parameters, the stopping rule, cache flushing, the
 /// CUDA device and the baseline variant for speedups.
@@ -53,6 +37,9 @@ public:
     QString validationError() const;
     /// The sizes the settings name (empty: one run at the data's own size). Throws ks::ParameterError.
     std::vector<std::uint64_t> sizes() const;
+    /// The values of the parameters a reader uses when a file is loaded (axes marked asReaderOption: lrv's
+    /// orientation, sdh's frame); a change to one of them changes what the file loads as.
+    std::map<std::string, std::string> readerOptions() const;
 
 Q_SIGNALS:
     void changed();
@@ -61,7 +48,7 @@ Q_SIGNALS:
 private:
     QLineEdit* m_sizes;
     ParamEditor* m_params;
-    QDoubleSpinBox* m_noise;
+    QDoubleSpinBox* m_noiseTargetPct; ///< the stopping rule's target, in %
     QSpinBox* m_warmup;
     QSpinBox* m_minReps;
     QSpinBox* m_maxReps;

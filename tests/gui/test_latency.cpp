@@ -26,10 +26,10 @@ TEST(EventLoop, StaysResponsiveDuringALongRun)
     window.datasetPanel()->setSource(DatasetPanel::Source::Generator);
     window.datasetPanel()->setGenerator({{"n", "2000000"}});
     RunSettings s;
-    s.timeLimitS = 1.5;
-    s.minRepetitions = 1000;
-    s.maxRepetitions = 1000;
-    s.flushL2 = false;
+    s.options.timeLimitS = 1.5;
+    s.options.minRepetitions = 1000;
+    s.options.maxRepetitions = 1000;
+    s.options.flushL2 = false;
     window.runSettingsPanel()->setSettings(s);
     window.show();
 

@@ -11,6 +11,7 @@
 #include "gui/panels/variant_panel.h"
 #include "gui/results_model.h"
 #include "gui/run_controller.h"
+#include "gui/workspace.h"
 
 #include <QAction>
 #include <QApplication>
@@ -18,6 +19,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QLabel>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -46,10 +48,10 @@ protected:
         m_window->datasetPanel()->setGenerator({{"n", "20000"}, {"seed", "3"}});
         RunSettings s;
         s.sizes = QStringLiteral("1000,20000");
-        s.timeLimitS = 0.3;
-        s.maxRepetitions = 20;
-        s.minRepetitions = 3;
-        s.flushL2 = false;
+        s.options.timeLimitS = 0.3;
+        s.options.maxRepetitions = 20;
+        s.options.minRepetitions = 3;
+        s.options.flushL2 = false;
         s.baseline = QStringLiteral("cpu_four_sums");
         m_window->runSettingsPanel()->setSettings(s);
         m_window->show();
@@ -105,9 +107,9 @@ TEST_F(MainWindowTest, CancelStopsMidSweepAndKeepsWhatWasMeasured)
 {
     RunSettings s = m_window->runSettingsPanel()->settings();
     s.sizes = QStringLiteral("2^10..2^22");
-    s.timeLimitS = 0.5;
-    s.maxRepetitions = 100000;
-    s.minRepetitions = 100000;
+    s.options.timeLimitS = 0.5;
+    s.options.maxRepetitions = 100000;
+    s.options.minRepetitions = 100000;
     m_window->runSettingsPanel()->setSettings(s);
     QSignalSpy finished(m_window.get(), &MainWindow::runFinished);
     ResultsModel* model = m_window->resultsModel();
@@ -231,13 +233,133 @@ TEST_F(MainWindowTest, SavesAndReopensAWorkspace)
     EXPECT_TRUE(error.contains(QStringLiteral("broken.ksw"))) << error.toStdString();
 }
 
+TEST_F(MainWindowTest, TheStatusLineTalliesTheSweepsOwnSummaries)
+{
+    QSignalSpy controllerFinished(m_window->controller(), &RunController::finished);
+    runAndWait();
+    ASSERT_EQ(controllerFinished.size(), 1);
+    const auto summaries = controllerFinished.front().front().value<std::vector<Summary>>();
+    ASSERT_EQ(summaries.size(), 6u) << "the worker hands back what it measured";
+    const auto table = m_window->resultsModel()->finishedSummaries();
+    for (std::size_t i = 0; i < summaries.size(); ++i) {
+        EXPECT_EQ(summaries[i].runId, table[i].runId);
+        EXPECT_EQ(summaries[i].samplesMs, table[i].samplesMs);
+    }
+
+    // A second sweep counts its own runs, not the table's (its run ids may even share the first one's prefix).
+    RunSettings s = m_window->runSettingsPanel()->settings();
+    s.sizes = QStringLiteral("1000");
+    m_window->runSettingsPanel()->setSettings(s);
+    m_window->variantPanel()->setCheckedVariants({QStringLiteral("reference"), QStringLiteral("cpu_four_sums")});
+    runAndWait();
+    ASSERT_EQ(controllerFinished.size(), 2);
+    EXPECT_EQ(controllerFinished.back().front().value<std::vector<Summary>>().size(), 2u);
+    const QString status = m_window->statusText();
+    EXPECT_TRUE(status.contains(QStringLiteral("Finished 2 runs"))) << status.toStdString();
+    EXPECT_TRUE(status.contains(QStringLiteral("2 passed"))) << status.toStdString();
+    EXPECT_TRUE(status.contains(QStringLiteral("8 rows in the table"))) << status.toStdString();
+}
+
+TEST_F(MainWindowTest, TheAutosaveWorkspaceReopensEvenCutOffMidLine)
+{
+    runAndWait();
+    const QString autosave = m_window->autosaveWorkspacePath();
+    ASSERT_FALSE(autosave.isEmpty());
+    EXPECT_TRUE(autosave.endsWith(QStringLiteral(".ksw")));
+    QFile file(autosave);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    const QByteArray bytes = file.readAll();
+    file.close();
+    EXPECT_EQ(bytes.count('\n'), 7) << "the workspace line, then one line per Summary";
+
+    MainWindow other;
+    QString error;
+    ASSERT_TRUE(other.openWorkspaceFrom(autosave, &error)) << error.toStdString();
+    const auto before = m_window->resultsModel()->finishedSummaries();
+    const auto after = other.resultsModel()->finishedSummaries();
+    ASSERT_EQ(after.size(), before.size());
+    for (std::size_t i = 0; i < before.size(); ++i)
+        EXPECT_EQ(csvRow(after[i]), csvRow(before[i]));
+    EXPECT_EQ(other.runSettingsPanel()->settings().sizes, QStringLiteral("1000,20000"));
+    EXPECT_EQ(other.variantPanel()->checkedVariants(), kCpuVariants);
+
+    // A crash while the last line was written: the complete lines are kept.
+    const QString crashed = path(QStringLiteral("crashed.ksw"));
+    QFile cut(crashed);
+    ASSERT_TRUE(cut.open(QIODevice::WriteOnly));
+    cut.write(bytes.left(bytes.size() - 40));
+    cut.close();
+    ASSERT_TRUE(other.openWorkspaceFrom(crashed, &error)) << error.toStdString();
+    EXPECT_EQ(other.resultsModel()->finishedSummaries().size(), 5u);
+
+    // The next sweep's autosave starts with the table so far, so the newest session reopens everything.
+    runAndWait();
+    ASSERT_NE(m_window->autosaveWorkspacePath(), QString());
+    EXPECT_EQ(loadWorkspace(m_window->autosaveWorkspacePath()).summaries.size(), 12u);
+}
+
+TEST_F(MainWindowTest, OnlyAReaderOptionReloadsTheFile)
+{
+    // Two frames of different sizes: the frame is read when the file loads, the bucket width by the variants.
+    const QString xyz = path(QStringLiteral("frames.xyz"));
+    {
+        std::ofstream out(xyz.toStdString());
+        for (int frame = 1; frame <= 2; ++frame) {
+            out << 3 + frame << "\nframe " << frame << '\n';
+            for (int i = 0; i < 3 + frame; ++i)
+                out << "C " << i << ' ' << 2 * i << ' ' << frame << '\n';
+        }
+    }
+    m_window->setWorkload(QStringLiteral("sdh"));
+    QSignalSpy loaded(m_window.get(), &MainWindow::datasetLoadFinished);
+    m_window->openDatasetFile(xyz);
+    ASSERT_TRUE(loaded.wait(10000));
+    ASSERT_TRUE(loaded.front().front().toBool()) << m_window->statusText().toStdString();
+    EXPECT_EQ(m_window->loadedDataset().meta().size, 4u);
+    loaded.clear();
+
+    RunSettings s = m_window->runSettingsPanel()->settings();
+    s.params["bucket_width"] = "2.5";
+    s.options.maxRepetitions = 7;
+    m_window->runSettingsPanel()->setSettings(s);
+    EXPECT_FALSE(m_window->loadedDataset().empty()) << "a variant parameter started a reload";
+    QTest::qWait(300);
+    EXPECT_EQ(loaded.size(), 0);
+
+    s.params["frame"] = "2";
+    m_window->runSettingsPanel()->setSettings(s);
+    EXPECT_TRUE(m_window->loadedDataset().empty()) << "the reader option did not start a reload";
+    ASSERT_TRUE(loaded.wait(10000));
+    ASSERT_TRUE(loaded.front().front().toBool()) << m_window->statusText().toStdString();
+    EXPECT_EQ(m_window->loadedDataset().meta().size, 5u);
+}
+
+TEST_F(MainWindowTest, RunSettingsSurviveARestart)
+{
+    RunSettings s = m_window->runSettingsPanel()->settings();
+    s.options.noiseTarget = 0.0125;
+    s.options.warmup = 4;
+    s.sizes = QStringLiteral("2^12");
+    m_window->runSettingsPanel()->setSettings(s);
+    ASSERT_TRUE(m_window->close());
+    {
+        MainWindow restarted;
+        const RunSettings back = restarted.runSettingsPanel()->settings();
+        EXPECT_DOUBLE_EQ(back.options.noiseTarget, 0.0125);
+        EXPECT_EQ(back.options.warmup, 4);
+        EXPECT_EQ(back.sizes, QStringLiteral("2^12"));
+        EXPECT_FALSE(back.options.flushL2);
+    }
+    QSettings().clear(); // the other tests start from nothing saved
+}
+
 TEST_F(MainWindowTest, ClosingDuringARunCancelsCleanly)
 {
     RunSettings s = m_window->runSettingsPanel()->settings();
     s.sizes = QStringLiteral("2^10..2^22");
-    s.minRepetitions = 100000;
-    s.maxRepetitions = 100000;
-    s.timeLimitS = 5;
+    s.options.minRepetitions = 100000;
+    s.options.maxRepetitions = 100000;
+    s.options.timeLimitS = 5;
     m_window->runSettingsPanel()->setSettings(s);
     QSignalSpy finished(m_window.get(), &MainWindow::runFinished);
     ASSERT_TRUE(m_window->startRun());

@@ -3,6 +3,7 @@
 #include "gui/panels/dataset_panel.h"
 #include "gui/panels/h5_picker_dialog.h"
 #include "gui/panels/param_editor.h"
+#include "gui/panels/run_settings_panel.h"
 
 #include "compute/core/registry.h"
 #include "data/hdf5_file.h"
@@ -11,6 +12,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
@@ -30,6 +32,8 @@ namespace {
 using ks::gui::DatasetPanel;
 using ks::gui::H5PickerDialog;
 using ks::gui::ParamEditor;
+using ks::gui::RunSettings;
+using ks::gui::RunSettingsPanel;
 
 const ks::Workload& linreg()
 {
@@ -565,6 +569,55 @@ TEST(DatasetPanel, SetFileDoesNotEmitLoadRequested)
     EXPECT_TRUE(panel.allowNonFinite());
     EXPECT_EQ(panel.source(), DatasetPanel::Source::File);
     EXPECT_TRUE(panel.recentFiles().isEmpty());
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// RunSettingsPanel
+
+TEST(RunSettingsPanel, StartsAtTheRunnersDefaultsAndShowsTheNoiseTargetInPercent)
+{
+    RunSettingsPanel panel;
+    panel.setWorkload(&linreg());
+    const RunSettings s = panel.settings();
+    const ks::RunOptions defaults;
+    EXPECT_DOUBLE_EQ(s.options.noiseTarget, defaults.noiseTarget);
+    EXPECT_EQ(s.options.warmup, defaults.warmup);
+    EXPECT_EQ(s.options.minRepetitions, defaults.minRepetitions);
+    EXPECT_EQ(s.options.maxRepetitions, defaults.maxRepetitions);
+    EXPECT_DOUBLE_EQ(s.options.timeLimitS, defaults.timeLimitS);
+    EXPECT_EQ(s.options.flushL2, defaults.flushL2);
+    auto* noiseTarget = panel.findChild<QDoubleSpinBox*>(QStringLiteral("noiseTarget"));
+    ASSERT_NE(noiseTarget, nullptr);
+    EXPECT_DOUBLE_EQ(noiseTarget->value(), 100.0 * defaults.noiseTarget);
+
+    RunSettings changed = s;
+    changed.options.noiseTarget = 0.0125;
+    changed.options.maxRepetitions = 77;
+    panel.setSettings(changed);
+    EXPECT_DOUBLE_EQ(noiseTarget->value(), 1.25);
+    EXPECT_DOUBLE_EQ(panel.settings().options.noiseTarget, 0.0125);
+    EXPECT_EQ(panel.settings().options.maxRepetitions, 77);
+}
+
+TEST(RunSettingsPanel, ReaderOptionsAreTheAxesMarkedSo)
+{
+    RunSettingsPanel panel;
+    panel.setWorkload(ks::defaultRegistry().find("lrv"));
+    const auto lrv = panel.readerOptions();
+    EXPECT_EQ(lrv.size(), 3u);
+    EXPECT_EQ(lrv.at("orientation"), "samples-as-rows");
+    EXPECT_TRUE(lrv.count("zeros") && lrv.count("na"));
+    EXPECT_FALSE(lrv.count("device_output_mb")) << "the variants read it, not the reader";
+
+    panel.setWorkload(ks::defaultRegistry().find("sdh"));
+    EXPECT_EQ(panel.readerOptions(), (std::map<std::string, std::string> {{"frame", "1"}}));
+    RunSettings s = panel.settings();
+    s.params = {{"bucket_width", "125"}, {"frame", "3"}};
+    panel.setSettings(s);
+    EXPECT_EQ(panel.readerOptions(), (std::map<std::string, std::string> {{"frame", "3"}}));
+
+    panel.setWorkload(ks::defaultRegistry().find("spmv"));
+    EXPECT_TRUE(panel.readerOptions().empty()) << "precision is the variants'";
 }
 
 } // namespace

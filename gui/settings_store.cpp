@@ -1,0 +1,136 @@
+#include "gui/settings_store.h"
+
+#include <QSettings>
+#include <nlohmann/json.hpp>
+
+namespace ks::gui {
+
+namespace {
+using Json = nlohmann::ordered_json;
+
+const QString kRunSettingsKey = QStringLiteral("run/settings");
+/// Earlier versions kept each run setting under its own key in this group; runSettings() still reads them.
+const QString kRunGroup = QStringLiteral("run");
+
+std::map<std::string, std::string> stringMapFromJsonText(const QString& text)
+{
+    try {
+        return Json::parse(text.toStdString()).get<std::map<std::string, std::string>>();
+    } catch (const nlohmann::json::exception&) {
+        return {};
+    }
+}
+
+/// The per-key run settings of earlier versions, as the flat JSON of workspace format 1 that runSettingsFromJson
+/// reads, so one reader serves both.
+Json legacyRunSettingsJson(const QSettings& s)
+{
+    const auto legacy = [&](const char* key) { return s.value(kRunGroup + QLatin1Char('/') + QLatin1String(key)); };
+    Json j;
+    j["sizes"] = legacy("sizes").toString().toStdString();
+    j["params"] = stringMapFromJsonText(legacy("params").toString());
+    j["baseline"] = legacy("baseline").toString().toStdString();
+    j["noise_pct"] = legacy("noisePct").toDouble();
+    for (const auto& [key, name] : {std::pair {"warmup", "warmup"}, std::pair {"minRepetitions", "min_repetitions"},
+             std::pair {"maxRepetitions", "max_repetitions"}, std::pair {"device", "device"}})
+        if (const QVariant v = legacy(key); v.isValid())
+            j[name] = v.toInt();
+    if (const QVariant v = legacy("timeLimitS"); v.isValid())
+        j["time_limit_s"] = v.toDouble();
+    if (const QVariant v = legacy("flushL2"); v.isValid())
+        j["flush_caches"] = v.toBool();
+    return j;
+}
+} // namespace
+
+SettingsStore::SettingsStore()
+    : m_settings(std::make_unique<QSettings>())
+{
+}
+
+SettingsStore::SettingsStore(const QString& path)
+    : m_settings(std::make_unique<QSettings>(path, QSettings::IniFormat))
+{
+}
+
+SettingsStore::~SettingsStore() = default;
+
+ThemeMode SettingsStore::theme() const
+{
+    return themeFromName(m_settings->value(QStringLiteral("theme"), QStringLiteral("system")).toString());
+}
+
+void SettingsStore::setTheme(ThemeMode mode)
+{
+    m_settings->setValue(QStringLiteral("theme"), themeName(mode));
+}
+
+QStringList SettingsStore::recentFiles() const
+{
+    return m_settings->value(QStringLiteral("recentFiles")).toStringList();
+}
+
+void SettingsStore::setRecentFiles(const QStringList& files)
+{
+    m_settings->setValue(QStringLiteral("recentFiles"), files);
+}
+
+QString SettingsStore::workload(const QString& fallback) const
+{
+    return m_settings->value(QStringLiteral("workload"), fallback).toString();
+}
+
+void SettingsStore::setWorkload(const QString& id)
+{
+    m_settings->setValue(QStringLiteral("workload"), id);
+}
+
+std::map<std::string, std::string> SettingsStore::generatorValues(const QString& workload) const
+{
+    return stringMapFromJsonText(m_settings->value(QStringLiteral("generator/") + workload).toString());
+}
+
+void SettingsStore::setGeneratorValues(const QString& workload, const std::map<std::string, std::string>& values)
+{
+    m_settings->setValue(QStringLiteral("generator/") + workload, QString::fromStdString(Json(values).dump()));
+}
+
+std::optional<RunSettings> SettingsStore::runSettings() const
+{
+    try {
+        if (m_settings->contains(kRunSettingsKey))
+            return runSettingsFromJson(Json::parse(m_settings->value(kRunSettingsKey).toString().toStdString()));
+        if (m_settings->contains(kRunGroup + QStringLiteral("/noisePct")))
+            return runSettingsFromJson(legacyRunSettingsJson(*m_settings));
+    } catch (const nlohmann::json::exception&) {
+        // Unreadable settings (edited by hand, or a newer version's) are the defaults, not a failure to start.
+    }
+    return std::nullopt;
+}
+
+void SettingsStore::setRunSettings(const RunSettings& settings)
+{
+    m_settings->remove(kRunGroup); // the per-key form of earlier versions, now superseded
+    m_settings->setValue(kRunSettingsKey, QString::fromStdString(runSettingsToJson(settings).dump()));
+}
+
+WindowLayout SettingsStore::windowLayout() const
+{
+    return {m_settings->value(QStringLiteral("window/geometry")).toByteArray(),
+        m_settings->value(QStringLiteral("window/state")).toByteArray(),
+        m_settings->value(QStringLiteral("window/splitter")).toByteArray()};
+}
+
+void SettingsStore::setWindowLayout(const WindowLayout& layout)
+{
+    m_settings->setValue(QStringLiteral("window/geometry"), layout.geometry);
+    m_settings->setValue(QStringLiteral("window/state"), layout.state);
+    m_settings->setValue(QStringLiteral("window/splitter"), layout.splitter);
+}
+
+void SettingsStore::sync()
+{
+    m_settings->sync();
+}
+
+} // namespace ks::gui
