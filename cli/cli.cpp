@@ -222,6 +222,7 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
     }
 
     SweepRequest request;
+    SweepPlan plan;
     request.workload = workload;
     request.options = a.options;
     request.options.noiseTarget = a.noisePct / 100.0;
@@ -252,7 +253,7 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
         } else if (!a.vector.empty()) {
             throw ParameterError("--vector needs --input (a generated matrix comes with its own x)");
         }
-        validateSweep(request);
+        plan = planSweep(request);
         const std::size_t variantCount
             = request.variantIds.empty() ? workload->variants().size() : request.variantIds.size();
         if (!a.output.empty() && (variantCount != 1 || request.sizes.size() > 1))
@@ -288,7 +289,7 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
         runner.setCeilingsProvider({});
     std::vector<Summary> summaries;
     try {
-        summaries = runSweep(request, runner, fanout, stop);
+        summaries = runSweep(plan, runner, fanout, stop);
     } catch (const ParameterError& e) {
         err << "error: " << e.what() << '\n';
         return kExitBadInput;

@@ -80,7 +80,7 @@ ComputeWorker::ComputeWorker(QObject* parent)
 {
 }
 
-void ComputeWorker::runSweep(const ks::SweepRequest& request, std::stop_token stop)
+void ComputeWorker::runSweep(const ks::SweepPlan& plan, std::stop_token stop)
 {
     SignalObserver observer(*this);
     Runner runner;
@@ -89,7 +89,7 @@ void ComputeWorker::runSweep(const ks::SweepRequest& request, std::stop_token st
     QString error;
     std::vector<Summary> summaries;
     try {
-        summaries = ks::runSweep(request, runner, observer, stop);
+        summaries = ks::runSweep(plan, runner, observer, stop);
     } catch (const std::exception& e) {
         // Only an invalid request gets here (runs report their own failures); nothing has been measured.
         error = QString::fromStdString(e.what());
@@ -138,12 +138,13 @@ void RunController::start(const SweepRequest& request)
 {
     if (m_running)
         throw std::logic_error("a sweep is already running");
-    validateSweep(request);
+    SweepPlan plan = planSweep(request); // parsed once, here, so an invalid request never reaches the worker
     m_stop = std::stop_source();
     m_running = true;
     Q_EMIT runningChanged(true);
     QMetaObject::invokeMethod(
-        m_worker, [worker = m_worker, request, token = m_stop.get_token()] { worker->runSweep(request, token); },
+        m_worker,
+        [worker = m_worker, plan = std::move(plan), token = m_stop.get_token()] { worker->runSweep(plan, token); },
         Qt::QueuedConnection);
 }
 

@@ -23,7 +23,7 @@ public:
 
 public Q_SLOTS:
     /// Runs the sweep to its end or until `stop` is requested. Never throws.
-    void runSweep(const ks::SweepRequest& request, std::stop_token stop);
+    void runSweep(const ks::SweepPlan& plan, std::stop_token stop);
 
 Q_SIGNALS:
     /// Repetitions in arrival order, batched (at most every kSampleBatchMs) so a variant that repeats thousands of
