@@ -4,14 +4,13 @@
 // reductions, vectorised loads, and the prepared state that holds the inputs on the device.
 
 #include "compute/device/cuda_prepared_run.cuh"
+#include "compute/device/launch.cuh"
 #include "compute/workloads/linreg/linreg.h"
 
 #include <algorithm>
 #include <cstdint>
 
 namespace ks::linreg::gpu {
-
-constexpr unsigned kFullMask = 0xffffffffu;
 
 /// Σx, Σy, Σx², Σxy in double.
 struct Sums4 {
@@ -35,10 +34,10 @@ __device__ inline Sums4 warpReduce(Sums4 s)
 {
 #pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1) {
-        s.x += __shfl_down_sync(kFullMask, s.x, offset);
-        s.y += __shfl_down_sync(kFullMask, s.y, offset);
-        s.xx += __shfl_down_sync(kFullMask, s.xx, offset);
-        s.xy += __shfl_down_sync(kFullMask, s.xy, offset);
+        s.x += __shfl_down_sync(device::kFullWarpMask, s.x, offset);
+        s.y += __shfl_down_sync(device::kFullWarpMask, s.y, offset);
+        s.xx += __shfl_down_sync(device::kFullWarpMask, s.xx, offset);
+        s.xy += __shfl_down_sync(device::kFullWarpMask, s.xy, offset);
     }
     return s;
 }
@@ -117,18 +116,6 @@ __device__ void forEachPoint(const T* __restrict__ x, const T* __restrict__ y, s
     const std::size_t tail = vectors * kWidth + tid;
     if (tail < n)
         visit(static_cast<double>(x[tail]), static_cast<double>(y[tail]));
-}
-
-/// Blocks for a grid-stride kernel: enough to fill the device, no more than the work needs.
-inline int gridFor(std::size_t n, int threads, int blocksPerSm, int itemsPerThread)
-{
-    int device = 0;
-    KS_CUDA_CHECK(cudaGetDevice(&device));
-    int sms = 0;
-    KS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    const std::size_t perBlock = static_cast<std::size_t>(threads) * itemsPerThread;
-    const std::size_t needed = (n + perBlock - 1) / perBlock;
-    return static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(needed, std::size_t(sms) * blocksPerSm)));
 }
 
 /// Enqueues one thread that writes slope and intercept from the four sums (the seed's closed form) to out[0..1].

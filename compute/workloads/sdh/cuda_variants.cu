@@ -5,6 +5,7 @@
 #include "compute/device/cuda_check.cuh"
 #include "compute/device/cuda_prepared_run.cuh"
 #include "compute/device/device_info.h"
+#include "compute/device/launch.cuh"
 #include "compute/workloads/sdh/sdh.h"
 
 #include <algorithm>
@@ -14,10 +15,6 @@
 namespace ks::sdh::gpu {
 
 namespace {
-
-/// The shared memory a block may use for histogram copies and staged points (Hopper and Ampere allow more than
-/// the 48 KB default once the kernel opts in).
-constexpr std::size_t kSharedBudget = 96 * 1024;
 
 /// A point as the seed stores it: a struct of three doubles.
 struct Atom {
@@ -117,8 +114,7 @@ public:
 private:
     void launch() override
     {
-        const unsigned blocks = (n() + BaselinePolicy::kThreads - 1) / BaselinePolicy::kThreads;
-        baselineKernel<<<blocks, BaselinePolicy::kThreads, 0, stream()>>>(
+        baselineKernel<<<device::blocksFor(n(), BaselinePolicy::kThreads), BaselinePolicy::kThreads, 0, stream()>>>(
             n(), m_atoms.data(), width(), last(), histogram());
         KS_CUDA_CHECK_LAUNCH("baselineKernel");
     }
@@ -133,6 +129,9 @@ private:
 
 struct LrPolicy {
     static constexpr int kThreads = 256;
+    /// The shared memory a block may use for its staged points and histogram copies (Hopper and Ampere allow more
+    /// than the 48 KB default once the kernel opts in).
+    static constexpr std::size_t kSharedBudget = 96 * 1024;
 };
 
 enum class LrMode { Global, Copies, CopiesSoa };
@@ -225,12 +224,12 @@ public:
         , m_soa(soa)
     {
         const std::size_t stage = 3 * LrPolicy::kThreads * sizeof(double);
-        if (copies > 0 && stage + buckets.count * sizeof(unsigned) > kSharedBudget)
+        if (copies > 0 && stage + buckets.count * sizeof(unsigned) > LrPolicy::kSharedBudget)
             throw SkipRun("a shared-memory copy of " + std::to_string(buckets.count)
-                + " buckets does not fit in a block's shared memory (" + std::to_string(kSharedBudget / 1024)
+                + " buckets does not fit in a block's shared memory (" + std::to_string(LrPolicy::kSharedBudget / 1024)
                 + " KB); use a larger bucket_width");
         // The seed's table, as many copies as fit.
-        while (m_copies > 1 && stage + m_copies * buckets.count * sizeof(unsigned) > kSharedBudget)
+        while (m_copies > 1 && stage + m_copies * buckets.count * sizeof(unsigned) > LrPolicy::kSharedBudget)
             m_copies /= 2;
         m_sharedBytes = stage + static_cast<std::size_t>(m_copies) * buckets.count * sizeof(unsigned);
         if (soa) {
@@ -248,11 +247,11 @@ public:
             timedUpload([&] { m_atoms.uploadAsync(atoms, stream()); });
         }
         KS_CUDA_CHECK(cudaFuncSetAttribute(sharedLrKernel<LrMode::Global>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-            static_cast<int>(kSharedBudget)));
+            static_cast<int>(LrPolicy::kSharedBudget)));
         KS_CUDA_CHECK(cudaFuncSetAttribute(sharedLrKernel<LrMode::Copies>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-            static_cast<int>(kSharedBudget)));
+            static_cast<int>(LrPolicy::kSharedBudget)));
         KS_CUDA_CHECK(cudaFuncSetAttribute(sharedLrKernel<LrMode::CopiesSoa>,
-            cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSharedBudget)));
+            cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(LrPolicy::kSharedBudget)));
     }
     std::string note() const override
     {
@@ -263,7 +262,7 @@ public:
 private:
     void launch() override
     {
-        const unsigned blocks = (n() + LrPolicy::kThreads - 1) / LrPolicy::kThreads;
+        const unsigned blocks = device::blocksFor(n(), LrPolicy::kThreads);
         if (m_copies == 0)
             sharedLrKernel<LrMode::Global><<<blocks, LrPolicy::kThreads, m_sharedBytes, stream()>>>(
                 n(), m_atoms.data(), nullptr, nullptr, nullptr, width(), last(), bucketCount(), 0, histogram());
@@ -291,9 +290,6 @@ private:
 // contention between warps), else one per block, else straight to global memory; 32-bit in shared memory, added to
 // the 64-bit global histogram when the block ends (the grid is sized so no block's counts can overflow 32 bits).
 
-/// Shared memory up to which a tiled block keeps a histogram per lane.
-constexpr std::size_t kLaneBudget = 48 * 1024;
-
 template <class T> struct TiledPolicy {
     static constexpr int kThreads = 256;
     /// Points of tile a held in registers by each thread: eight in float (one shared read serves eight pairs;
@@ -301,6 +297,11 @@ template <class T> struct TiledPolicy {
     static constexpr int kPerThread = sizeof(T) == 4 ? 8 : 4;
     static constexpr int kTile = kThreads * kPerThread;
     static constexpr int kBlocksPerSm = 4;
+    /// The shared memory a block may use for tile b and its histograms (opted in beyond the 48 KB default).
+    static constexpr std::size_t kSharedBudget = 96 * 1024;
+    /// Shared memory up to which a block keeps a histogram per lane (measured: 80 buckets in lane copies, 92 KB a
+    /// block, ran slower than one shared histogram per block).
+    static constexpr std::size_t kLaneBudget = 48 * 1024;
 };
 
 template <class T> struct Precise;
@@ -469,17 +470,16 @@ public:
         const std::size_t stage = 3 * TiledPolicy<T>::kTile * sizeof(T);
         const std::size_t copy = buckets.count * sizeof(unsigned);
         const std::size_t warps = TiledPolicy<T>::kThreads / 32;
-        // Lane copies only while a block stays small enough for several blocks per SM (measured: 80 buckets in lane
-        // copies, 92 KB a block, ran slower than one shared histogram per block).
-        if (stage + warps * 32 * copy <= kLaneBudget) {
+        // Lane copies only while a block stays small enough for several blocks per SM.
+        if (stage + warps * 32 * copy <= TiledPolicy<T>::kLaneBudget) {
             m_where = Privacy::Lane;
             m_copies = static_cast<int>(warps);
             m_sharedBytes = stage + warps * 32 * copy;
-        } else if (stage + warps * copy <= kSharedBudget) {
+        } else if (stage + warps * copy <= TiledPolicy<T>::kSharedBudget) {
             m_where = Privacy::Warp;
             m_copies = static_cast<int>(warps);
             m_sharedBytes = stage + warps * copy;
-        } else if (stage + copy <= kSharedBudget) {
+        } else if (stage + copy <= TiledPolicy<T>::kSharedBudget) {
             m_where = Privacy::Block;
             m_copies = 1;
             m_sharedBytes = stage + copy;
@@ -491,13 +491,11 @@ public:
         for (auto kernel : {tiledKernel<T, Privacy::Lane>, tiledKernel<T, Privacy::Warp>,
                  tiledKernel<T, Privacy::Block>, tiledKernel<T, Privacy::Global>})
             KS_CUDA_CHECK(cudaFuncSetAttribute(
-                kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSharedBudget)));
+                kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(TiledPolicy<T>::kSharedBudget)));
         const auto tiles
             = static_cast<unsigned long long>((cloud.size() + TiledPolicy<T>::kTile - 1) / TiledPolicy<T>::kTile);
         m_tilePairs = tiles * (tiles + 1) / 2;
-        int device = 0, sms = 1;
-        KS_CUDA_CHECK(cudaGetDevice(&device));
-        KS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        const int sms = device::multiprocessorCount();
         // Enough blocks to fill the GPU, and enough that no block counts 2^31 pairs into its 32-bit copies.
         const unsigned long long pairsPerTilePair
             = static_cast<unsigned long long>(TiledPolicy<T>::kTile) * TiledPolicy<T>::kTile;
