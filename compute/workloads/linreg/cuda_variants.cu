@@ -448,27 +448,27 @@ namespace ks::linreg {
 
 std::unique_ptr<PreparedRun> prepareAtomicGlobal(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::AtomicGlobalRun>(d, p);
+    return makeRun<gpu::AtomicGlobalRun>(d, p);
 }
 
 std::unique_ptr<PreparedRun> prepareSharedTree(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::SharedTreeRun>(d, p);
+    return makeRun<gpu::SharedTreeRun>(d, p);
 }
 
 std::unique_ptr<PreparedRun> prepareWarpShuffle(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::WarpShuffleRun>(d, p);
+    return makeRun<gpu::WarpShuffleRun>(d, p);
 }
 
 std::unique_ptr<PreparedRun> prepareFusedGrid(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::FusedGridRun>(d, p);
+    return makeRun<gpu::FusedGridRun>(d, p);
 }
 
 std::unique_ptr<PreparedRun> prepareChanStable(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::ChanStableRun>(d, p);
+    return makeRun<gpu::ChanStableRun>(d, p);
 }
 
 } // namespace ks::linreg

@@ -3,6 +3,7 @@
 // Device-side pieces shared by the linreg CUDA and library variants: sum and moment types, warp and block
 // reductions, vectorised loads, and the prepared state that holds the inputs on the device.
 
+#include "compute/core/make_run.h"
 #include "compute/device/cuda_prepared_run.cuh"
 #include "compute/device/launch.cuh"
 #include "compute/workloads/linreg/linreg.h"
@@ -125,8 +126,10 @@ void launchFitFromSums(const Sums4* sums, std::size_t n, double* out, cudaStream
 /// poisoned with NaN so an unwritten result shows, and the upload time.
 template <class T> class DeviceSeriesRun : public device::CudaPreparedRun {
 public:
+    using Model = data::Series2D;
+
     DeviceSeriesRun(const data::Series2D& series, std::size_t extraDeviceBytes)
-        : m_host(series, std::is_same_v<T, double> ? Precision::F64 : Precision::F32)
+        : m_host(series, kPrecisionOf<T>)
         , m_n(m_host.size())
     {
         device::requireDeviceMemory(2 * m_n * sizeof(T) + extraDeviceBytes + 4096, "linreg inputs");
@@ -163,15 +166,5 @@ protected:
     device::DeviceBuffer<double> m_out;
     device::PinnedBuffer<double> m_outHost;
 };
-
-/// Instantiates Run<double> or Run<float> by the precision parameter.
-template <template <class> class Run>
-std::unique_ptr<PreparedRun> makeRun(const data::Dataset& dataset, const ParamSet& params)
-{
-    const auto& series = dataset.as<data::Series2D>();
-    if (precisionOf(params) == Precision::F64)
-        return std::make_unique<Run<double>>(series);
-    return std::make_unique<Run<float>>(series);
-}
 
 } // namespace ks::linreg::gpu

@@ -889,22 +889,22 @@ namespace ks::lrv {
 
 std::unique_ptr<PreparedRun> prepareBlockPerPair(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::BlockPerPairRun>(d, p);
+    return makeRun<gpu::BlockPerPairRun>(d, p);
 }
 
 std::unique_ptr<PreparedRun> prepareThreadPerPair(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::ThreadPerPairRun>(d, p);
+    return makeRun<gpu::ThreadPerPairRun>(d, p);
 }
 
 std::unique_ptr<PreparedRun> prepareDmmaRefined(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::DmmaRefinedRun>(d, p);
+    return makeRun<gpu::DmmaRefinedRun>(d, p);
 }
 
 std::unique_ptr<PreparedRun> prepareLogsTiled(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::LogsTiledRun>(d, p);
+    return makeRun<gpu::LogsTiledRun>(d, p);
 }
 
 } // namespace ks::lrv

@@ -139,12 +139,12 @@ namespace ks::lrv {
 
 std::unique_ptr<PreparedRun> prepareCublasGemm(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return std::make_unique<gpu::CublasExpansionRun>(d.as<data::ExpressionTable>(), p, false);
+    return makeRun<gpu::CublasExpansionRun>(d, p, false);
 }
 
 std::unique_ptr<PreparedRun> prepareCublasRefined(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return std::make_unique<gpu::CublasExpansionRun>(d.as<data::ExpressionTable>(), p, true);
+    return makeRun<gpu::CublasExpansionRun>(d, p, true);
 }
 
 } // namespace ks::lrv

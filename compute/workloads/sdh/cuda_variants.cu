@@ -2,6 +2,7 @@
 // histogram copy; with several copies chosen by the seed's table; the same on structure-of-arrays coordinates) and,
 // beyond the seed, a load-balanced register-tiled kernel with per-warp histograms, in float32 (fast) and in float64
 // with every operation rounded as the reference rounds it (exact counts).
+#include "compute/core/make_run.h"
 #include "compute/device/cuda_check.cuh"
 #include "compute/device/cuda_prepared_run.cuh"
 #include "compute/device/device_info.h"
@@ -33,6 +34,8 @@ __device__ __forceinline__ unsigned long long exactBucket(
 /// Base of every sdh GPU variant: the histogram (64-bit counts) on the device, zeroed in every repetition.
 class SdhDeviceRun : public device::CudaPreparedRun {
 public:
+    using Model = data::PointCloud;
+
     SdhDeviceRun(const data::PointCloud& cloud, Buckets buckets, std::size_t inputBytes)
         : m_n(cloud.size())
         , m_buckets(buckets)
@@ -552,55 +555,54 @@ private:
     unsigned m_blocks = 0;
 };
 
-template <class Run, class... Args>
-std::unique_ptr<PreparedRun> makeRun(const data::Dataset& dataset, const ParamSet& params, Args... args)
-{
-    const auto& cloud = dataset.as<data::PointCloud>();
-    return std::make_unique<Run>(cloud, bucketsFor(cloud, bucketWidth(params)), args...);
-}
-
 } // namespace
 } // namespace ks::sdh::gpu
 
 namespace ks::sdh {
 
+namespace {
+/// The histogram's shape for the dataset's cloud and the `bucket_width` parameter.
+Buckets bucketsOf(const data::Dataset& d, const ParamSet& p)
+{
+    return bucketsFor(d.as<data::PointCloud>(), bucketWidth(p));
+}
+} // namespace
+
 std::unique_ptr<PreparedRun> prepareBaseline(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::BaselineRun>(d, p);
+    return makeRun<gpu::BaselineRun>(d, bucketsOf(d, p));
 }
 
 std::unique_ptr<PreparedRun> prepareSharedLr(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::SharedLrRun>(d, p, 0, false);
+    return makeRun<gpu::SharedLrRun>(d, bucketsOf(d, p), 0, false);
 }
 
 std::unique_ptr<PreparedRun> prepareSharedLrLocal(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::SharedLrRun>(d, p, 1, false);
+    return makeRun<gpu::SharedLrRun>(d, bucketsOf(d, p), 1, false);
 }
 
 std::unique_ptr<PreparedRun> prepareSharedLrCopies(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    const auto& cloud = d.as<data::PointCloud>();
-    const int copies = gpu::seedCopies(static_cast<int>(bucketsFor(cloud, bucketWidth(p)).count));
-    return gpu::makeRun<gpu::SharedLrRun>(d, p, copies, false);
+    const Buckets buckets = bucketsOf(d, p);
+    return makeRun<gpu::SharedLrRun>(d, buckets, gpu::seedCopies(static_cast<int>(buckets.count)), false);
 }
 
 std::unique_ptr<PreparedRun> prepareSharedLrSoa(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    const auto& cloud = d.as<data::PointCloud>();
-    const int copies = gpu::seedCopies(static_cast<int>(bucketsFor(cloud, bucketWidth(p)).count));
-    return gpu::makeRun<gpu::SharedLrRun>(d, p, copies, true);
+    const Buckets buckets = bucketsOf(d, p);
+    return makeRun<gpu::SharedLrRun>(d, buckets, gpu::seedCopies(static_cast<int>(buckets.count)), true);
 }
 
 std::unique_ptr<PreparedRun> prepareTiledF32(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::TiledRun<float>>(d, p);
+    return makeRun<gpu::TiledRun<float>>(d, bucketsOf(d, p));
 }
 
 std::unique_ptr<PreparedRun> prepareTiledF64Exact(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::TiledRun<double>>(d, p);
+    return makeRun<gpu::TiledRun<double>>(d, bucketsOf(d, p));
 }
 
 } // namespace ks::sdh

@@ -668,22 +668,22 @@ namespace ks::spmv {
 
 std::unique_ptr<PreparedRun> prepareScalar(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::ScalarRun>(d, p);
+    return makeRun<gpu::ScalarRun>(d, p);
 }
 
 std::unique_ptr<PreparedRun> prepareVector(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::SubwarpRun>(d, p, 32);
+    return makeRun<gpu::SubwarpRun>(d, p, 32);
 }
 
 std::unique_ptr<PreparedRun> prepareAdaptive(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::AdaptiveRun>(d, p);
+    return makeRun<gpu::AdaptiveRun>(d, p);
 }
 
 std::unique_ptr<PreparedRun> prepareRowBinning(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::RowBinningRun>(d, p);
+    return makeRun<gpu::RowBinningRun>(d, p);
 }
 
 std::unique_ptr<PreparedRun> prepareEll(const data::Dataset& d, const ParamSet& p, const RunContext&)
@@ -698,17 +698,17 @@ std::unique_ptr<PreparedRun> prepareEll(const data::Dataset& d, const ParamSet& 
             + " slots (longest row " + std::to_string(width) + ") for " + std::to_string(a.nnz())
             + " non-zeros, more than " + limit + " per non-zero");
     }
-    return gpu::makeRun<gpu::EllRun>(d, p, width);
+    return makeRun<gpu::EllRun>(d, p, width);
 }
 
 std::unique_ptr<PreparedRun> prepareSubwarp(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::SubwarpRun>(d, p, gpu::subwarpWidth(meanRowLength(d.as<data::SparseSystem>().matrix)));
+    return makeRun<gpu::SubwarpRun>(d, p, gpu::subwarpWidth(meanRowLength(d.as<data::SparseSystem>().matrix)));
 }
 
 std::unique_ptr<PreparedRun> prepareMergePath(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::MergePathRun>(d, p);
+    return makeRun<gpu::MergePathRun>(d, p);
 }
 
 } // namespace ks::spmv
