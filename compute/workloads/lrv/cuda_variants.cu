@@ -1,5 +1,6 @@
 // Hand-written CUDA variants of lrv: the seed's block per pair, a thread per pair, and the centred-logs
 // register-tiled triangle; plus the chunked, streamed output every GPU variant shares.
+#include "compute/core/triangle.h"
 #include "compute/device/launch.cuh"
 #include "compute/workloads/lrv/lrv_device.cuh"
 
@@ -223,17 +224,6 @@ struct TilePolicy {
     static constexpr int kFallbackBlocksPerSm = 8;
 };
 
-/// Tiles (r, c) with c ≤ r, numbered row by row: tile t is in row r where r(r+1)/2 ≤ t < (r+1)(r+2)/2.
-__device__ void tileAt(std::uint64_t t, std::uint64_t& r, std::uint64_t& c)
-{
-    r = static_cast<std::uint64_t>((sqrt(8.0 * static_cast<double>(t) + 1.0) - 1.0) * 0.5);
-    while (r * (r + 1) / 2 > t)
-        --r;
-    while ((r + 1) * (r + 2) / 2 <= t)
-        ++r;
-    c = t - r * (r + 1) / 2;
-}
-
 /// Loads samples [k0, k0 + Depth) of the centred logs of features [i0, i0 + Tile) and [j0, j0 + Tile) into shared
 /// memory. Past the last sample or feature both sides get zero, and (0 − 0)² or 0·0 adds nothing.
 template <int Depth, int Tile, int Stride, int Threads>
@@ -295,7 +285,7 @@ __global__ void __launch_bounds__(TilePolicy::kThreads) tiledPairsKernel(const d
     // returns at once and should not launch thousands of empty blocks.
     for (unsigned t = blockIdx.x; t < tileCount; t += gridDim.x) {
         std::uint64_t r = 0, c = 0;
-        tileAt(firstTile + t, r, c);
+        triangleAt(firstTile + t, r, c); // tiles (r, c) with c ≤ r, numbered row by row
         const std::uint64_t i0 = r * TilePolicy::kTile;
         const std::uint64_t j0 = c * TilePolicy::kTile;
         double acc[TilePolicy::kMicro][TilePolicy::kMicro] = {};
@@ -614,7 +604,7 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm
     double tau, std::uint64_t* worklist, unsigned int* worklistCount, unsigned int capacity)
 {
     std::uint64_t r = 0, c = 0;
-    tileAt(firstTile + blockIdx.x, r, c);
+    triangleAt(firstTile + blockIdx.x, r, c);
     const std::uint64_t i0 = r * DmmaPolicy::kTile;
     const std::uint64_t j0 = c * DmmaPolicy::kTile;
     __shared__ DmmaShared shared;

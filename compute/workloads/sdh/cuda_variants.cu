@@ -3,6 +3,7 @@
 // beyond the seed, a load-balanced register-tiled kernel with per-warp histograms, in float32 (fast) and in float64
 // with every operation rounded as the reference rounds it (exact counts).
 #include "compute/core/make_run.h"
+#include "compute/core/triangle.h"
 #include "compute/device/cuda_check.cuh"
 #include "compute/device/cuda_prepared_run.cuh"
 #include "compute/device/device_info.h"
@@ -346,16 +347,13 @@ template <> struct Precise<double> {
     }
 };
 
-/// Tile pair p of the triangle (a ≤ b), enumerated b-major: b = ⌊(√(8p + 1) − 1)/2⌋, then an exact correction.
+/// Tile pair p of the triangle (a ≤ b), enumerated b-major: row b, column a of triangleAt.
 __device__ __forceinline__ void tilePair(unsigned long long p, int& a, int& b)
 {
-    long long bb = static_cast<long long>((sqrt(8.0 * static_cast<double>(p) + 1.0) - 1.0) * 0.5);
-    while (bb * (bb + 1) / 2 > static_cast<long long>(p))
-        --bb;
-    while ((bb + 1) * (bb + 2) / 2 <= static_cast<long long>(p))
-        ++bb;
-    b = static_cast<int>(bb);
-    a = static_cast<int>(static_cast<long long>(p) - bb * (bb + 1) / 2);
+    std::uint64_t row = 0, column = 0;
+    triangleAt(p, row, column);
+    b = static_cast<int>(row);
+    a = static_cast<int>(column);
 }
 
 /// Where a tiled block counts: a private histogram per lane (no atomics, no conflicts: lane l's copy of bucket b is
