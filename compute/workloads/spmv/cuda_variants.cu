@@ -3,6 +3,7 @@
 // merge-path load balance (Merrill & Garland 2016) that is indifferent to how the non-zeros are spread over rows.
 #include "compute/device/launch.cuh"
 #include "compute/workloads/spmv/spmv_device.cuh"
+#include "compute/workloads/spmv/spmv_policy.h"
 
 #include <algorithm>
 #include <bit>
@@ -197,12 +198,12 @@ private:
 };
 
 // ---------------------------------------------------------------------------------------------------------------
-// adaptive (the seed's): a warp per row; a row of at most 32 non-zeros is summed by lane 0 alone (the seed's
-// "scalar" branch), a longer one by the whole warp with a shuffle reduction. The branch is warp-uniform.
+// adaptive (the seed's): a warp per row; a row of at most kScalarMax non-zeros (spmv_policy.h) is summed by lane 0
+// alone (the seed's "scalar" branch), a longer one by the whole warp with a shuffle reduction. The branch is
+// warp-uniform.
 
-struct AdaptivePolicy {
+struct AdaptivePolicy : AdaptiveThresholds {
     static constexpr int kThreads = 256;
-    static constexpr int kScalarMax = 32;
 };
 
 template <class T>
@@ -246,12 +247,11 @@ public:
 };
 
 // ---------------------------------------------------------------------------------------------------------------
-// row_binning (the seed's strategy 2): rows sorted into bins by length once, at prepare — short rows (up to 8
-// non-zeros, empty ones included) a thread each, medium (9–64) a warp each, long (65 and more) a block each.
+// row_binning (the seed's strategy 2): rows sorted into bins by length once, at prepare — short rows (up to kShortMax
+// non-zeros, empty ones included) a thread each, medium (up to kMediumMax) a warp each, long ones a block each; the
+// thresholds are in spmv_policy.h.
 
-struct BinningPolicy {
-    static constexpr int kShortMax = 8;
-    static constexpr int kMediumMax = 64;
+struct BinningPolicy : RowBinningThresholds {
     static constexpr int kThreads = 256; ///< all three kernels; the long-row kernel's block per row
 };
 
@@ -365,12 +365,11 @@ private:
 
 // ---------------------------------------------------------------------------------------------------------------
 // ell (the seed's strategy 4): every row padded to the longest, stored column-major so consecutive threads read
-// consecutive slots; a thread per row. Converted once at prepare; skipped where padding would more than triple the
-// stored entries (ELL is for regular matrices).
+// consecutive slots; a thread per row. Converted once at prepare; skipped where padding would store more than
+// kMaxPadding slots per non-zero (spmv_policy.h; ELL is for regular matrices).
 
-struct EllPolicy {
+struct EllPolicy : EllThresholds {
     static constexpr int kThreads = 256;
-    static constexpr double kMaxPadding = 3.0; ///< stored slots / non-zeros beyond which the variant skips
     static constexpr int kBatch = 4; ///< slots whose loads a thread issues together
 };
 
