@@ -1,7 +1,8 @@
 // Hand-written CUDA variants of sdh: the seed's five (global atomics; the shared-memory LR block; with one local
 // histogram copy; with several copies chosen by the seed's table; the same on structure-of-arrays coordinates) and,
-// beyond the seed, a load-balanced register-tiled kernel with per-warp histograms, in float32 (fast) and in float64
-// with every operation rounded as the reference rounds it (exact counts).
+// beyond the seed, a load-balanced register-tiled kernel with per-warp histograms, in float32 (approximate: a pair
+// within float rounding of a bucket edge may be counted in the neighbouring bucket) and in float64 (exact: every
+// pair in the reference's bucket).
 #include "compute/core/make_run.h"
 #include "compute/core/triangle.h"
 #include "compute/device/cuda_check.cuh"
@@ -308,10 +309,13 @@ template <class T> struct TiledPolicy {
     static constexpr std::size_t kLaneBudget = 48 * 1024;
 };
 
-template <class T> struct Precise;
-template <> struct Precise<float> {
-    /// The fast bucket: float arithmetic with fused multiply-adds, an approximate square root (one MUFU
-    /// instruction) and a multiplication by 1/W.
+/// How a tiled block turns a pair's coordinate differences into its bucket, by the type of the coordinates: float
+/// is the approximate path (tiled_f32), double the exact one (tiled_f64_exact).
+template <class T> struct BucketArithmetic;
+template <> struct BucketArithmetic<float> {
+    /// The approximate bucket: float arithmetic with fused multiply-adds, an approximate square root (one MUFU
+    /// instruction) and a multiplication by 1/W. A pair within float rounding of a bucket edge may land in the
+    /// neighbouring bucket.
     static __device__ __forceinline__ unsigned bucket(
         float dx, float dy, float dz, float inverseWidth, double, unsigned last)
     {
@@ -324,7 +328,7 @@ template <> struct Precise<float> {
         return b < last ? b : last;
     }
 };
-template <> struct Precise<double> {
+template <> struct BucketArithmetic<double> {
     /// The reference's bucket, exactly, but cheaply: d² in double exactly as the reference rounds it, then
     /// q ≈ √d² / W in float (relative error below 3·10⁻⁷); whenever q is farther than 10⁻⁶·q from an integer the
     /// reference's ⌊fl(fl(√d²) / W)⌋ truncates alike, and only the few pairs closer to a bucket edge take the
@@ -375,7 +379,7 @@ __device__ __forceinline__ void countTilePair(const T (&ax)[TiledPolicy<T>::kPer
             // Pairs i < j only: off the diagonal every (a, b) pair counts; on it, ia < k.
             if (Checked && !(ia < aValid && (!diagonal || ia < k)))
                 continue;
-            const unsigned b = Precise<T>::bucket(ax[r] - x, ay[r] - y, az[r] - z, inverseWidth, width, last);
+            const unsigned b = BucketArithmetic<T>::bucket(ax[r] - x, ay[r] - y, az[r] - z, inverseWidth, width, last);
             if constexpr (Where == Privacy::Lane)
                 ++mine[b * 32 + lane];
             else if constexpr (Where == Privacy::Global)
