@@ -1,5 +1,6 @@
 #include "gui/views/spmv_view.h"
 
+#include "compute/workloads/spmv/spmv_policy.h"
 #include "data/sparse_matrix.h"
 #include "gui/theme.h"
 
@@ -17,6 +18,15 @@
 namespace ks::gui {
 
 namespace {
+constexpr std::uint64_t kBinThreadMax = spmv::RowBinningThresholds::kShortMax;
+constexpr std::uint64_t kBinWarpMax = spmv::RowBinningThresholds::kMediumMax;
+constexpr std::uint64_t kAdaptiveScalarMax = spmv::AdaptiveThresholds::kScalarMax;
+constexpr double kEllMaxPadding = spmv::EllThresholds::kMaxPadding;
+// The classes are counted from the exact length histogram, which stops at kMaxExactLength.
+static_assert(kBinThreadMax <= kBinWarpMax && kBinWarpMax <= SpmvView::kMaxExactLength
+        && kAdaptiveScalarMax <= SpmvView::kMaxExactLength,
+    "the row-length classes must fall within the exact histogram");
+
 /// A count with the user's digit grouping: 4,194,304 rows are read at a glance, 4194304 are not.
 QString count(std::uint64_t n)
 {

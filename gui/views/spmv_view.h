@@ -58,10 +58,12 @@ public:
         /// Exact lengths 0…longest when longest ≤ kMaxExactLength; else 0, 1, 2–3, 4–7, … (powers of two).
         bool logBins = false;
         std::vector<Bin> bins; ///< bins[0] is always the empty rows
-        std::uint64_t threadRows = 0; ///< row binning: rows of 0–kBinThreadMax non-zeros, a thread each
-        std::uint64_t warpRows = 0; ///< row binning: kBinThreadMax+1 – kBinWarpMax non-zeros, a warp each
-        std::uint64_t blockRows = 0; ///< row binning: longer than kBinWarpMax, a block each
-        std::uint64_t adaptiveWarpRows = 0; ///< adaptive: longer than kAdaptiveScalarMax, the whole warp each
+        // The classes of the row_binning and adaptive variants, by spmv::RowBinningThresholds and
+        // spmv::AdaptiveThresholds (compute/workloads/spmv/spmv_policy.h).
+        std::uint64_t threadRows = 0; ///< row binning: rows of 0–kShortMax non-zeros, a thread each
+        std::uint64_t warpRows = 0; ///< row binning: kShortMax+1 – kMediumMax non-zeros, a warp each
+        std::uint64_t blockRows = 0; ///< row binning: longer than kMediumMax, a block each
+        std::uint64_t adaptiveWarpRows = 0; ///< adaptive: longer than kScalarMax, the whole warp each
         /// Thread per row: the share of lane time doing work when each warp of 32 consecutive rows waits for its
         /// longest (Σ lengths / Σ rows in warp × its longest); 0 when there are no non-zeros.
         double warpBalance = 0.0;
@@ -90,13 +92,6 @@ public:
     static constexpr std::uint64_t kSynchronousRows = std::uint64_t(1) << 18;
     /// Longest row up to which every length has its own bar.
     static constexpr std::uint64_t kMaxExactLength = 64;
-    // The variants' thresholds, as compute/workloads/spmv/cuda_variants.cu's policies set them (a .cu file the
-    // GUI cannot include): BinningPolicy::kShortMax, ::kMediumMax, AdaptivePolicy::kScalarMax,
-    // EllPolicy::kMaxPadding.
-    static constexpr std::uint64_t kBinThreadMax = 8;
-    static constexpr std::uint64_t kBinWarpMax = 64;
-    static constexpr std::uint64_t kAdaptiveScalarMax = 32;
-    static constexpr double kEllMaxPadding = 3.0;
 
 signals:
     /// A new profile is shown (computed here or delivered from the thread pool).

@@ -59,7 +59,7 @@ public:
     explicit AtomicGlobalRun(const data::Series2D& series)
         : DeviceSeriesRun<T>(series, sizeof(Sums4))
         , m_sums(1)
-        , m_blocks(gridFor(this->m_n, AtomicPolicy::kThreads, AtomicPolicy::kBlocksPerSm, 1))
+        , m_blocks(device::gridFor(this->m_n, AtomicPolicy::kThreads, AtomicPolicy::kBlocksPerSm))
     {
     }
     void run() override
@@ -73,7 +73,7 @@ public:
 
 private:
     device::DeviceBuffer<Sums4> m_sums;
-    int m_blocks;
+    unsigned m_blocks;
 };
 
 // -----------------------------------------------------------------------------------------------------------
@@ -132,7 +132,7 @@ template <class T> class SharedTreeRun final : public DeviceSeriesRun<T> {
 public:
     explicit SharedTreeRun(const data::Series2D& series)
         : DeviceSeriesRun<T>(series, 0)
-        , m_blocks(gridFor(this->m_n, SharedTreePolicy::kThreads, SharedTreePolicy::kBlocksPerSm, 1))
+        , m_blocks(device::gridFor(this->m_n, SharedTreePolicy::kThreads, SharedTreePolicy::kBlocksPerSm))
         , m_partials(static_cast<std::size_t>(m_blocks))
         , m_partialsHost(static_cast<std::size_t>(m_blocks))
     {
@@ -148,14 +148,14 @@ public:
             m_partialsHost.data(), m_partials.data(), m_partials.bytes(), cudaMemcpyDeviceToHost, this->stream()));
         KS_CUDA_CHECK(cudaStreamSynchronize(this->stream()));
         Sums4 total {0, 0, 0, 0};
-        for (int b = 0; b < m_blocks; ++b)
+        for (unsigned b = 0; b < m_blocks; ++b)
             total = total + m_partialsHost[static_cast<std::size_t>(b)];
         m_fit = fitFromSums(static_cast<double>(this->m_n), total.x, total.y, total.xx, total.xy);
     }
     Result fetch() override { return makeResult(m_fit); }
 
 private:
-    int m_blocks;
+    unsigned m_blocks;
     device::DeviceBuffer<Sums4> m_partials;
     device::PinnedBuffer<Sums4> m_partialsHost;
     Fit m_fit {std::nan(""), std::nan("")};
@@ -208,8 +208,8 @@ template <class T> class WarpShuffleRun final : public DeviceSeriesRun<T> {
 public:
     explicit WarpShuffleRun(const data::Series2D& series)
         : DeviceSeriesRun<T>(series, 0)
-        , m_blocks(gridFor(this->m_n, WarpShufflePolicy::kThreads, WarpShufflePolicy::kBlocksPerSm,
-              Vec<T>::kWidth * WarpShufflePolicy::kUnroll))
+        , m_blocks(device::gridFor(this->m_n, WarpShufflePolicy::kThreads * Vec<T>::kWidth * WarpShufflePolicy::kUnroll,
+              WarpShufflePolicy::kBlocksPerSm))
         , m_partials(static_cast<std::size_t>(m_blocks))
     {
         m_partials.fillBytesAsync(0xff, this->stream());
@@ -220,12 +220,12 @@ public:
             this->m_x.data(), this->m_y.data(), this->m_n, m_partials.data());
         KS_CUDA_CHECK_LAUNCH("warpShuffleKernel");
         finishPartialsKernel<<<1, WarpShufflePolicy::kFinalThreads, 0, this->stream()>>>(
-            m_partials.data(), m_blocks, static_cast<double>(this->m_n), this->m_out.data());
+            m_partials.data(), static_cast<int>(m_blocks), static_cast<double>(this->m_n), this->m_out.data());
         KS_CUDA_CHECK_LAUNCH("finishPartialsKernel");
     }
 
 private:
-    int m_blocks;
+    unsigned m_blocks;
     device::DeviceBuffer<Sums4> m_partials;
 };
 
@@ -280,8 +280,8 @@ template <class T> class FusedGridRun final : public DeviceSeriesRun<T> {
 public:
     explicit FusedGridRun(const data::Series2D& series)
         : DeviceSeriesRun<T>(series, 0)
-        , m_blocks(gridFor(this->m_n, FusedGridPolicy::kThreads, FusedGridPolicy::kBlocksPerSm,
-              Vec<T>::kWidth * FusedGridPolicy::kUnroll))
+        , m_blocks(device::gridFor(this->m_n, FusedGridPolicy::kThreads * Vec<T>::kWidth * FusedGridPolicy::kUnroll,
+              FusedGridPolicy::kBlocksPerSm))
         , m_partials(static_cast<std::size_t>(m_blocks))
         , m_ticket(1)
     {
@@ -296,7 +296,7 @@ public:
     }
 
 private:
-    int m_blocks;
+    unsigned m_blocks;
     device::DeviceBuffer<Sums4> m_partials;
     device::DeviceBuffer<unsigned int> m_ticket;
 };
@@ -334,9 +334,10 @@ __device__ inline Moments merge(const Moments& a, const Moments& b)
 
 __device__ inline Moments shuffleDown(const Moments& m, int offset)
 {
-    return {__shfl_down_sync(kFullMask, m.n, offset), __shfl_down_sync(kFullMask, m.meanX, offset),
-        __shfl_down_sync(kFullMask, m.meanY, offset), __shfl_down_sync(kFullMask, m.m2x, offset),
-        __shfl_down_sync(kFullMask, m.cxy, offset)};
+    return {__shfl_down_sync(device::kFullWarpMask, m.n, offset),
+        __shfl_down_sync(device::kFullWarpMask, m.meanX, offset),
+        __shfl_down_sync(device::kFullWarpMask, m.meanY, offset),
+        __shfl_down_sync(device::kFullWarpMask, m.m2x, offset), __shfl_down_sync(device::kFullWarpMask, m.cxy, offset)};
 }
 
 __device__ Moments warpMerge(Moments m)
@@ -419,8 +420,8 @@ template <class T> class ChanStableRun final : public DeviceSeriesRun<T> {
 public:
     explicit ChanStableRun(const data::Series2D& series)
         : DeviceSeriesRun<T>(series, 0)
-        , m_blocks(
-              gridFor(this->m_n, ChanPolicy::kThreads, ChanPolicy::kBlocksPerSm, Vec<T>::kWidth * ChanPolicy::kUnroll))
+        , m_blocks(device::gridFor(
+              this->m_n, ChanPolicy::kThreads * Vec<T>::kWidth * ChanPolicy::kUnroll, ChanPolicy::kBlocksPerSm))
         , m_partials(static_cast<std::size_t>(m_blocks))
         , m_ticket(1)
     {
@@ -435,7 +436,7 @@ public:
     }
 
 private:
-    int m_blocks;
+    unsigned m_blocks;
     device::DeviceBuffer<Moments> m_partials;
     device::DeviceBuffer<unsigned int> m_ticket;
 };
@@ -447,27 +448,27 @@ namespace ks::linreg {
 
 std::unique_ptr<PreparedRun> prepareAtomicGlobal(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::AtomicGlobalRun>(d, p);
+    return makeRun<gpu::AtomicGlobalRun>(d, p);
 }
 
 std::unique_ptr<PreparedRun> prepareSharedTree(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::SharedTreeRun>(d, p);
+    return makeRun<gpu::SharedTreeRun>(d, p);
 }
 
 std::unique_ptr<PreparedRun> prepareWarpShuffle(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::WarpShuffleRun>(d, p);
+    return makeRun<gpu::WarpShuffleRun>(d, p);
 }
 
 std::unique_ptr<PreparedRun> prepareFusedGrid(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::FusedGridRun>(d, p);
+    return makeRun<gpu::FusedGridRun>(d, p);
 }
 
 std::unique_ptr<PreparedRun> prepareChanStable(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::ChanStableRun>(d, p);
+    return makeRun<gpu::ChanStableRun>(d, p);
 }
 
 } // namespace ks::linreg

@@ -58,7 +58,7 @@ namespace ks::linreg {
 
 std::unique_ptr<PreparedRun> prepareCub(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::CubRun>(d, p);
+    return makeRun<gpu::CubRun>(d, p);
 }
 
 } // namespace ks::linreg

@@ -3,6 +3,7 @@
 // The linreg workload (seed 000): ordinary least squares y = m·x + c from Σx, Σy, Σx², Σxy.
 
 #include "compute/core/host_device.h"
+#include "compute/core/precision.h"
 #include "compute/core/variant.h"
 #include "compute/core/workload.h"
 #include "data/series2d.h"
@@ -17,11 +18,6 @@ class Registry;
 }
 
 namespace ks::linreg {
-
-enum class Precision { F64, F32 };
-
-/// The `precision` parameter: the value type variants read (accumulation is always in double or wider).
-Precision precisionOf(const ParamSet& params);
 
 struct Fit {
     double slope = 0.0;

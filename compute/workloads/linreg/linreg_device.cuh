@@ -3,15 +3,15 @@
 // Device-side pieces shared by the linreg CUDA and library variants: sum and moment types, warp and block
 // reductions, vectorised loads, and the prepared state that holds the inputs on the device.
 
+#include "compute/core/make_run.h"
 #include "compute/device/cuda_prepared_run.cuh"
+#include "compute/device/launch.cuh"
 #include "compute/workloads/linreg/linreg.h"
 
 #include <algorithm>
 #include <cstdint>
 
 namespace ks::linreg::gpu {
-
-constexpr unsigned kFullMask = 0xffffffffu;
 
 /// Σx, Σy, Σx², Σxy in double.
 struct Sums4 {
@@ -35,10 +35,10 @@ __device__ inline Sums4 warpReduce(Sums4 s)
 {
 #pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1) {
-        s.x += __shfl_down_sync(kFullMask, s.x, offset);
-        s.y += __shfl_down_sync(kFullMask, s.y, offset);
-        s.xx += __shfl_down_sync(kFullMask, s.xx, offset);
-        s.xy += __shfl_down_sync(kFullMask, s.xy, offset);
+        s.x += __shfl_down_sync(device::kFullWarpMask, s.x, offset);
+        s.y += __shfl_down_sync(device::kFullWarpMask, s.y, offset);
+        s.xx += __shfl_down_sync(device::kFullWarpMask, s.xx, offset);
+        s.xy += __shfl_down_sync(device::kFullWarpMask, s.xy, offset);
     }
     return s;
 }
@@ -119,18 +119,6 @@ __device__ void forEachPoint(const T* __restrict__ x, const T* __restrict__ y, s
         visit(static_cast<double>(x[tail]), static_cast<double>(y[tail]));
 }
 
-/// Blocks for a grid-stride kernel: enough to fill the device, no more than the work needs.
-inline int gridFor(std::size_t n, int threads, int blocksPerSm, int itemsPerThread)
-{
-    int device = 0;
-    KS_CUDA_CHECK(cudaGetDevice(&device));
-    int sms = 0;
-    KS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    const std::size_t perBlock = static_cast<std::size_t>(threads) * itemsPerThread;
-    const std::size_t needed = (n + perBlock - 1) / perBlock;
-    return static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(needed, std::size_t(sms) * blocksPerSm)));
-}
-
 /// Enqueues one thread that writes slope and intercept from the four sums (the seed's closed form) to out[0..1].
 void launchFitFromSums(const Sums4* sums, std::size_t n, double* out, cudaStream_t stream);
 
@@ -138,8 +126,10 @@ void launchFitFromSums(const Sums4* sums, std::size_t n, double* out, cudaStream
 /// poisoned with NaN so an unwritten result shows, and the upload time.
 template <class T> class DeviceSeriesRun : public device::CudaPreparedRun {
 public:
+    using Model = data::Series2D;
+
     DeviceSeriesRun(const data::Series2D& series, std::size_t extraDeviceBytes)
-        : m_host(series, std::is_same_v<T, double> ? Precision::F64 : Precision::F32)
+        : m_host(series, kPrecisionOf<T>)
         , m_n(m_host.size())
     {
         device::requireDeviceMemory(2 * m_n * sizeof(T) + extraDeviceBytes + 4096, "linreg inputs");
@@ -176,15 +166,5 @@ protected:
     device::DeviceBuffer<double> m_out;
     device::PinnedBuffer<double> m_outHost;
 };
-
-/// Instantiates Run<double> or Run<float> by the precision parameter.
-template <template <class> class Run>
-std::unique_ptr<PreparedRun> makeRun(const data::Dataset& dataset, const ParamSet& params)
-{
-    const auto& series = dataset.as<data::Series2D>();
-    if (precisionOf(params) == Precision::F64)
-        return std::make_unique<Run<double>>(series);
-    return std::make_unique<Run<float>>(series);
-}
 
 } // namespace ks::linreg::gpu

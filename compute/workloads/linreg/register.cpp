@@ -11,11 +11,6 @@
 
 namespace ks::linreg {
 
-Precision precisionOf(const ParamSet& params)
-{
-    return params.text("precision") == "f32" ? Precision::F32 : Precision::F64;
-}
-
 Result makeResult(const Fit& fit)
 {
     return Result {"fit", {"slope", "intercept"}, {fit.slope, fit.intercept}, {}, {}};

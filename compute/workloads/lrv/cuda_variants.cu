@@ -1,5 +1,7 @@
 // Hand-written CUDA variants of lrv: the seed's block per pair, a thread per pair, and the centred-logs
 // register-tiled triangle; plus the chunked, streamed output every GPU variant shares.
+#include "compute/core/triangle.h"
+#include "compute/device/launch.cuh"
 #include "compute/workloads/lrv/lrv_device.cuh"
 
 #include <algorithm>
@@ -10,6 +12,15 @@ namespace ks::lrv::gpu {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Output chunks and streaming.
+
+namespace {
+/// The automatic output buffer (device_output_mb = 0): half of the device memory left free after this reserve
+/// beside the input and the variant's own buffers, or kFallbackBytes when there is not even that.
+struct OutputPolicy {
+    static constexpr std::uint64_t kReserveBytes = std::uint64_t(512) << 20;
+    static constexpr std::uint64_t kFallbackBytes = std::uint64_t(64) << 20;
+};
+} // namespace
 
 ChunkPlan planChunks(std::uint64_t p, std::uint64_t capPairs, std::uint64_t rowAlign)
 {
@@ -49,8 +60,8 @@ LrvDeviceRun::LrvDeviceRun(
     if (capBytes == 0) {
         std::size_t freeBytes = 0, totalBytes = 0;
         KS_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
-        const std::uint64_t reserve = inputBytes + extraDeviceBytes + (std::uint64_t(512) << 20);
-        capBytes = freeBytes > reserve ? (freeBytes - reserve) / 2 : (std::uint64_t(64) << 20);
+        const std::uint64_t reserve = inputBytes + extraDeviceBytes + OutputPolicy::kReserveBytes;
+        capBytes = freeBytes > reserve ? (freeBytes - reserve) / 2 : OutputPolicy::kFallbackBytes;
         if (m_pairs * sizeof(double) <= 2 * capBytes)
             capBytes = m_pairs * sizeof(double); // it all fits in one buffer
     }
@@ -191,8 +202,7 @@ __global__ void __launch_bounds__(CentredLogsPolicy::kThreads) centredLogsKernel
 void launchCentredLogs(const double* y, std::uint64_t n, std::uint64_t p, double* centred, double* sumSquares,
     double* transposed, std::uint64_t transposedStride, cudaStream_t stream)
 {
-    const auto blocks = static_cast<unsigned>((p + CentredLogsPolicy::kFeatures - 1) / CentredLogsPolicy::kFeatures);
-    centredLogsKernel<<<blocks, CentredLogsPolicy::kThreads, 0, stream>>>(
+    centredLogsKernel<<<device::blocksFor(p, CentredLogsPolicy::kFeatures), CentredLogsPolicy::kThreads, 0, stream>>>(
         y, n, p, centred, sumSquares, transposed, transposedStride);
     KS_CUDA_CHECK_LAUNCH("centredLogsKernel");
 }
@@ -209,18 +219,10 @@ struct TilePolicy {
     static constexpr int kMicro = 4; // kTile / kThreads{X,Y}
     static constexpr int kDepth = 16; // samples per shared-memory stage
     static constexpr int kThreads = kThreadsX * kThreadsY;
+    /// The refinement's fallback (which usually returns at once) loops over the tiles with at most this many blocks
+    /// per multiprocessor.
+    static constexpr int kFallbackBlocksPerSm = 8;
 };
-
-/// Tiles (r, c) with c ≤ r, numbered row by row: tile t is in row r where r(r+1)/2 ≤ t < (r+1)(r+2)/2.
-__device__ void tileAt(std::uint64_t t, std::uint64_t& r, std::uint64_t& c)
-{
-    r = static_cast<std::uint64_t>((sqrt(8.0 * static_cast<double>(t) + 1.0) - 1.0) * 0.5);
-    while (r * (r + 1) / 2 > t)
-        --r;
-    while ((r + 1) * (r + 2) / 2 <= t)
-        ++r;
-    c = t - r * (r + 1) / 2;
-}
 
 /// Loads samples [k0, k0 + Depth) of the centred logs of features [i0, i0 + Tile) and [j0, j0 + Tile) into shared
 /// memory. Past the last sample or feature both sides get zero, and (0 − 0)² or 0·0 adds nothing.
@@ -283,7 +285,7 @@ __global__ void __launch_bounds__(TilePolicy::kThreads) tiledPairsKernel(const d
     // returns at once and should not launch thousands of empty blocks.
     for (unsigned t = blockIdx.x; t < tileCount; t += gridDim.x) {
         std::uint64_t r = 0, c = 0;
-        tileAt(firstTile + t, r, c);
+        triangleAt(firstTile + t, r, c); // tiles (r, c) with c ≤ r, numbered row by row
         const std::uint64_t i0 = r * TilePolicy::kTile;
         const std::uint64_t j0 = c * TilePolicy::kTile;
         double acc[TilePolicy::kMicro][TilePolicy::kMicro] = {};
@@ -330,13 +332,7 @@ void launchTiledPairs(const double* centred, std::uint64_t n, std::uint64_t p, s
     const unsigned blocks = tiles.count;
     if (blocks == 0)
         return;
-    unsigned grid = blocks;
-    if (onlyIf) {
-        int device = 0, sms = 1;
-        KS_CUDA_CHECK(cudaGetDevice(&device));
-        KS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-        grid = std::min(blocks, static_cast<unsigned>(sms) * 8u);
-    }
+    const unsigned grid = onlyIf ? device::gridFor(blocks, 1, TilePolicy::kFallbackBlocksPerSm) : blocks;
     tiledPairsKernel<<<grid, TilePolicy::kThreads, 0, stream>>>(
         centred, n, p, firstTile, blocks, rowBegin, rowEnd, out, onlyIf);
     KS_CUDA_CHECK_LAUNCH("tiledPairsKernel");
@@ -349,7 +345,8 @@ namespace {
 struct RefinePolicy {
     static constexpr int kThreads = 256; ///< 8 warps, a warp per recomputed pair
     static constexpr int kBlocks = 1024;
-    static constexpr std::uint64_t kWorklistDivisor = 16;
+    static constexpr std::uint64_t kWorklistDivisor = 16; ///< a chunk's worklist holds this fraction of its pairs …
+    static constexpr std::uint64_t kMinWorklist = 1024; ///< … and at least this many
 };
 
 /// A warp per listed pair: Σ_k (c_ik − c_jk)² from the feature-major centred logs (coalesced along k).
@@ -370,7 +367,7 @@ __global__ void __launch_bounds__(RefinePolicy::kThreads) recomputeListedKernel(
         }
 #pragma unroll
         for (int offset = 16; offset > 0; offset >>= 1)
-            squares += __shfl_down_sync(0xffffffffu, squares, offset);
+            squares += __shfl_down_sync(device::kFullWarpMask, squares, offset);
         if (lane == 0)
             out[worklist[w] - chunkBase] = squares / static_cast<double>(n - 1);
     }
@@ -385,8 +382,8 @@ __global__ void worklistOverflowKernel(const unsigned int* worklistCount, unsign
 
 unsigned int worklistCapacity(std::uint64_t pairs)
 {
-    return static_cast<unsigned>(
-        std::min<std::uint64_t>(0x7fffffffULL, std::max<std::uint64_t>(1024, pairs / RefinePolicy::kWorklistDivisor)));
+    return static_cast<unsigned>(std::min<std::uint64_t>(
+        0x7fffffffULL, std::max(RefinePolicy::kMinWorklist, pairs / RefinePolicy::kWorklistDivisor)));
 }
 
 double cancellationThreshold(std::uint64_t n)
@@ -607,7 +604,7 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm
     double tau, std::uint64_t* worklist, unsigned int* worklistCount, unsigned int capacity)
 {
     std::uint64_t r = 0, c = 0;
-    tileAt(firstTile + blockIdx.x, r, c);
+    triangleAt(firstTile + blockIdx.x, r, c);
     const std::uint64_t i0 = r * DmmaPolicy::kTile;
     const std::uint64_t j0 = c * DmmaPolicy::kTile;
     __shared__ DmmaShared shared;
@@ -739,6 +736,8 @@ public:
 struct ThreadPerPairPolicy {
     static constexpr int kThreads = 256;
     static constexpr int kBlocksPerSm = 8;
+    /// The grid's cap, in waves of kBlocksPerSm blocks a multiprocessor; beyond it, threads loop over more pairs.
+    static constexpr int kWaves = 64;
 };
 
 __device__ double pairVarianceByThread(
@@ -772,10 +771,8 @@ class ThreadPerPairRun final : public LrvDeviceRun {
 public:
     ThreadPerPairRun(const data::ExpressionTable& table, const ParamSet& params)
         : LrvDeviceRun(table, params, 0, 1)
+        , m_sms(device::multiprocessorCount())
     {
-        int device = 0;
-        KS_CUDA_CHECK(cudaGetDevice(&device));
-        KS_CUDA_CHECK(cudaDeviceGetAttribute(&m_sms, cudaDevAttrMultiProcessorCount, device));
     }
     void computeChunk(std::uint64_t rowBegin, std::uint64_t rowEnd, double* out) override
     {
@@ -783,16 +780,15 @@ public:
         const std::uint64_t count = rowStart(rowEnd) - begin;
         if (count == 0)
             return;
-        const std::uint64_t needed = (count + ThreadPerPairPolicy::kThreads - 1) / ThreadPerPairPolicy::kThreads;
-        const auto blocks = static_cast<unsigned>(std::min<std::uint64_t>(
-            needed, static_cast<std::uint64_t>(m_sms) * ThreadPerPairPolicy::kBlocksPerSm * 64));
+        const unsigned blocks = device::blocksFor(count, ThreadPerPairPolicy::kThreads,
+            static_cast<std::uint64_t>(m_sms) * ThreadPerPairPolicy::kBlocksPerSm * ThreadPerPairPolicy::kWaves);
         threadPerPairKernel<<<blocks, ThreadPerPairPolicy::kThreads, 0, stream()>>>(
             m_y.data(), m_n, m_p, begin, begin + count, out);
         KS_CUDA_CHECK_LAUNCH("threadPerPairKernel");
     }
 
 private:
-    int m_sms = 1;
+    int m_sms;
 };
 
 // -----------------------------------------------------------------------------------------------------------
@@ -883,22 +879,22 @@ namespace ks::lrv {
 
 std::unique_ptr<PreparedRun> prepareBlockPerPair(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::BlockPerPairRun>(d, p);
+    return makeRun<gpu::BlockPerPairRun>(d, p);
 }
 
 std::unique_ptr<PreparedRun> prepareThreadPerPair(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::ThreadPerPairRun>(d, p);
+    return makeRun<gpu::ThreadPerPairRun>(d, p);
 }
 
 std::unique_ptr<PreparedRun> prepareDmmaRefined(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::DmmaRefinedRun>(d, p);
+    return makeRun<gpu::DmmaRefinedRun>(d, p);
 }
 
 std::unique_ptr<PreparedRun> prepareLogsTiled(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::LogsTiledRun>(d, p);
+    return makeRun<gpu::LogsTiledRun>(d, p);
 }
 
 } // namespace ks::lrv

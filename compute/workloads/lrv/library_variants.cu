@@ -3,6 +3,7 @@
 // no product is computed twice — and a packing epilogue into propr's order; and a refined version that
 // recomputes directly every pair whose expansion cancels beyond what its error bound allows.
 #include "compute/device/cublas_loader.cuh"
+#include "compute/device/launch.cuh"
 #include "compute/workloads/lrv/lrv_device.cuh"
 
 #include <algorithm>
@@ -98,8 +99,7 @@ public:
             KS_CUBLAS_CHECK(api.dsyrk(m_cublas.get(), CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, static_cast<int>(b - a),
                 static_cast<int>(m_n), &one, m_centred.data() + a, static_cast<int>(m_p), &zero, m_gram.data() + a,
                 static_cast<int>(cols)));
-            const dim3 grid(static_cast<unsigned>((b + GemmPolicy::kPackThreads - 1) / GemmPolicy::kPackThreads),
-                static_cast<unsigned>(b - a));
+            const dim3 grid(device::blocksFor(b, GemmPolicy::kPackThreads), static_cast<unsigned>(b - a));
             packPanelKernel<<<grid, GemmPolicy::kPackThreads, 0, stream()>>>(m_gram.data(), m_sumSquares.data(), m_n, a,
                 cols, chunkBase, out, m_tau, m_refine ? m_worklist.data() : nullptr,
                 m_refine ? m_flags.data() : nullptr, m_capacity);
@@ -139,12 +139,12 @@ namespace ks::lrv {
 
 std::unique_ptr<PreparedRun> prepareCublasGemm(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return std::make_unique<gpu::CublasExpansionRun>(d.as<data::ExpressionTable>(), p, false);
+    return makeRun<gpu::CublasExpansionRun>(d, p, false);
 }
 
 std::unique_ptr<PreparedRun> prepareCublasRefined(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return std::make_unique<gpu::CublasExpansionRun>(d.as<data::ExpressionTable>(), p, true);
+    return makeRun<gpu::CublasExpansionRun>(d, p, true);
 }
 
 } // namespace ks::lrv

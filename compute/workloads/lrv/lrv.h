@@ -5,6 +5,7 @@
 
 #include "compute/core/cpu_run.h"
 #include "compute/core/host_device.h"
+#include "compute/core/triangle.h"
 #include "compute/core/variant.h"
 #include "compute/core/workload.h"
 #include "data/expression_table.h"
@@ -32,15 +33,12 @@ KS_HOST_DEVICE inline std::uint64_t pairIndex(std::uint64_t i, std::uint64_t j)
     return i * (i - 1) / 2 + j;
 }
 
-/// The pair at index k: the inverse of pairIndex (a square root, then an exact integer correction).
+/// The pair at index k: the inverse of pairIndex. Pairs i > j are the triangle below the diagonal, so pair (i, j)
+/// is entry (i − 1, j) of triangleAt's triangle with its diagonal.
 KS_HOST_DEVICE inline void pairAt(std::uint64_t k, std::uint64_t& i, std::uint64_t& j)
 {
-    i = static_cast<std::uint64_t>((1.0 + sqrt(1.0 + 8.0 * static_cast<double>(k))) * 0.5);
-    while (i * (i - 1) / 2 > k)
-        --i;
-    while ((i + 1) * i / 2 <= k)
-        ++i;
-    j = k - i * (i - 1) / 2;
+    triangleAt(k, i, j);
+    ++i;
 }
 
 /// The first row i whose pairs start at or after pair index k (pairs of row i are [i(i−1)/2, i(i+1)/2)).

@@ -4,6 +4,7 @@
 // prepared state that computes the half matrix in row chunks — all at once when it fits, otherwise streamed to the
 // host chunk by chunk while the next one computes.
 
+#include "compute/core/make_run.h"
 #include "compute/device/cuda_prepared_run.cuh"
 #include "compute/workloads/lrv/lrv.h"
 
@@ -53,6 +54,8 @@ void launchRefinement(const double* transposed, std::uint64_t transposedStride, 
 /// streamed through two device buffers and a copy stream when the plan has several.
 class LrvDeviceRun : public device::CudaPreparedRun {
 public:
+    using Model = data::ExpressionTable;
+
     LrvDeviceRun(const data::ExpressionTable& table, const ParamSet& params, std::uint64_t extraDeviceBytes,
         std::uint64_t rowAlign);
     ~LrvDeviceRun() override;
@@ -81,11 +84,5 @@ private:
     std::vector<double> m_host;
     bool m_hostRegistered = false;
 };
-
-/// Instantiates a variant's prepared run.
-template <class Run> std::unique_ptr<PreparedRun> makeRun(const data::Dataset& dataset, const ParamSet& params)
-{
-    return std::make_unique<Run>(dataset.as<data::ExpressionTable>(), params);
-}
 
 } // namespace ks::lrv::gpu

@@ -1,10 +1,14 @@
 // Hand-written CUDA variants of sdh: the seed's five (global atomics; the shared-memory LR block; with one local
 // histogram copy; with several copies chosen by the seed's table; the same on structure-of-arrays coordinates) and,
-// beyond the seed, a load-balanced register-tiled kernel with per-warp histograms, in float32 (fast) and in float64
-// with every operation rounded as the reference rounds it (exact counts).
+// beyond the seed, a load-balanced register-tiled kernel with per-warp histograms, in float32 (approximate: a pair
+// within float rounding of a bucket edge may be counted in the neighbouring bucket) and in float64 (exact: every
+// pair in the reference's bucket).
+#include "compute/core/make_run.h"
+#include "compute/core/triangle.h"
 #include "compute/device/cuda_check.cuh"
 #include "compute/device/cuda_prepared_run.cuh"
 #include "compute/device/device_info.h"
+#include "compute/device/launch.cuh"
 #include "compute/workloads/sdh/sdh.h"
 
 #include <algorithm>
@@ -14,10 +18,6 @@
 namespace ks::sdh::gpu {
 
 namespace {
-
-/// The shared memory a block may use for histogram copies and staged points (Hopper and Ampere allow more than
-/// the 48 KB default once the kernel opts in).
-constexpr std::size_t kSharedBudget = 96 * 1024;
 
 /// A point as the seed stores it: a struct of three doubles.
 struct Atom {
@@ -36,6 +36,8 @@ __device__ __forceinline__ unsigned long long exactBucket(
 /// Base of every sdh GPU variant: the histogram (64-bit counts) on the device, zeroed in every repetition.
 class SdhDeviceRun : public device::CudaPreparedRun {
 public:
+    using Model = data::PointCloud;
+
     SdhDeviceRun(const data::PointCloud& cloud, Buckets buckets, std::size_t inputBytes)
         : m_n(cloud.size())
         , m_buckets(buckets)
@@ -117,8 +119,7 @@ public:
 private:
     void launch() override
     {
-        const unsigned blocks = (n() + BaselinePolicy::kThreads - 1) / BaselinePolicy::kThreads;
-        baselineKernel<<<blocks, BaselinePolicy::kThreads, 0, stream()>>>(
+        baselineKernel<<<device::blocksFor(n(), BaselinePolicy::kThreads), BaselinePolicy::kThreads, 0, stream()>>>(
             n(), m_atoms.data(), width(), last(), histogram());
         KS_CUDA_CHECK_LAUNCH("baselineKernel");
     }
@@ -133,6 +134,9 @@ private:
 
 struct LrPolicy {
     static constexpr int kThreads = 256;
+    /// The shared memory a block may use for its staged points and histogram copies (Hopper and Ampere allow more
+    /// than the 48 KB default once the kernel opts in).
+    static constexpr std::size_t kSharedBudget = 96 * 1024;
 };
 
 enum class LrMode { Global, Copies, CopiesSoa };
@@ -225,12 +229,12 @@ public:
         , m_soa(soa)
     {
         const std::size_t stage = 3 * LrPolicy::kThreads * sizeof(double);
-        if (copies > 0 && stage + buckets.count * sizeof(unsigned) > kSharedBudget)
+        if (copies > 0 && stage + buckets.count * sizeof(unsigned) > LrPolicy::kSharedBudget)
             throw SkipRun("a shared-memory copy of " + std::to_string(buckets.count)
-                + " buckets does not fit in a block's shared memory (" + std::to_string(kSharedBudget / 1024)
+                + " buckets does not fit in a block's shared memory (" + std::to_string(LrPolicy::kSharedBudget / 1024)
                 + " KB); use a larger bucket_width");
         // The seed's table, as many copies as fit.
-        while (m_copies > 1 && stage + m_copies * buckets.count * sizeof(unsigned) > kSharedBudget)
+        while (m_copies > 1 && stage + m_copies * buckets.count * sizeof(unsigned) > LrPolicy::kSharedBudget)
             m_copies /= 2;
         m_sharedBytes = stage + static_cast<std::size_t>(m_copies) * buckets.count * sizeof(unsigned);
         if (soa) {
@@ -248,11 +252,11 @@ public:
             timedUpload([&] { m_atoms.uploadAsync(atoms, stream()); });
         }
         KS_CUDA_CHECK(cudaFuncSetAttribute(sharedLrKernel<LrMode::Global>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-            static_cast<int>(kSharedBudget)));
+            static_cast<int>(LrPolicy::kSharedBudget)));
         KS_CUDA_CHECK(cudaFuncSetAttribute(sharedLrKernel<LrMode::Copies>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-            static_cast<int>(kSharedBudget)));
+            static_cast<int>(LrPolicy::kSharedBudget)));
         KS_CUDA_CHECK(cudaFuncSetAttribute(sharedLrKernel<LrMode::CopiesSoa>,
-            cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSharedBudget)));
+            cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(LrPolicy::kSharedBudget)));
     }
     std::string note() const override
     {
@@ -263,7 +267,7 @@ public:
 private:
     void launch() override
     {
-        const unsigned blocks = (n() + LrPolicy::kThreads - 1) / LrPolicy::kThreads;
+        const unsigned blocks = device::blocksFor(n(), LrPolicy::kThreads);
         if (m_copies == 0)
             sharedLrKernel<LrMode::Global><<<blocks, LrPolicy::kThreads, m_sharedBytes, stream()>>>(
                 n(), m_atoms.data(), nullptr, nullptr, nullptr, width(), last(), bucketCount(), 0, histogram());
@@ -291,9 +295,6 @@ private:
 // contention between warps), else one per block, else straight to global memory; 32-bit in shared memory, added to
 // the 64-bit global histogram when the block ends (the grid is sized so no block's counts can overflow 32 bits).
 
-/// Shared memory up to which a tiled block keeps a histogram per lane.
-constexpr std::size_t kLaneBudget = 48 * 1024;
-
 template <class T> struct TiledPolicy {
     static constexpr int kThreads = 256;
     /// Points of tile a held in registers by each thread: eight in float (one shared read serves eight pairs;
@@ -301,12 +302,20 @@ template <class T> struct TiledPolicy {
     static constexpr int kPerThread = sizeof(T) == 4 ? 8 : 4;
     static constexpr int kTile = kThreads * kPerThread;
     static constexpr int kBlocksPerSm = 4;
+    /// The shared memory a block may use for tile b and its histograms (opted in beyond the 48 KB default).
+    static constexpr std::size_t kSharedBudget = 96 * 1024;
+    /// Shared memory up to which a block keeps a histogram per lane (measured: 80 buckets in lane copies, 92 KB a
+    /// block, ran slower than one shared histogram per block).
+    static constexpr std::size_t kLaneBudget = 48 * 1024;
 };
 
-template <class T> struct Precise;
-template <> struct Precise<float> {
-    /// The fast bucket: float arithmetic with fused multiply-adds, an approximate square root (one MUFU
-    /// instruction) and a multiplication by 1/W.
+/// How a tiled block turns a pair's coordinate differences into its bucket, by the type of the coordinates: float
+/// is the approximate path (tiled_f32), double the exact one (tiled_f64_exact).
+template <class T> struct BucketArithmetic;
+template <> struct BucketArithmetic<float> {
+    /// The approximate bucket: float arithmetic with fused multiply-adds, an approximate square root (one MUFU
+    /// instruction) and a multiplication by 1/W. A pair within float rounding of a bucket edge may land in the
+    /// neighbouring bucket.
     static __device__ __forceinline__ unsigned bucket(
         float dx, float dy, float dz, float inverseWidth, double, unsigned last)
     {
@@ -319,7 +328,7 @@ template <> struct Precise<float> {
         return b < last ? b : last;
     }
 };
-template <> struct Precise<double> {
+template <> struct BucketArithmetic<double> {
     /// The reference's bucket, exactly, but cheaply: d² in double exactly as the reference rounds it, then
     /// q ≈ √d² / W in float (relative error below 3·10⁻⁷); whenever q is farther than 10⁻⁶·q from an integer the
     /// reference's ⌊fl(fl(√d²) / W)⌋ truncates alike, and only the few pairs closer to a bucket edge take the
@@ -342,16 +351,13 @@ template <> struct Precise<double> {
     }
 };
 
-/// Tile pair p of the triangle (a ≤ b), enumerated b-major: b = ⌊(√(8p + 1) − 1)/2⌋, then an exact correction.
+/// Tile pair p of the triangle (a ≤ b), enumerated b-major: row b, column a of triangleAt.
 __device__ __forceinline__ void tilePair(unsigned long long p, int& a, int& b)
 {
-    long long bb = static_cast<long long>((sqrt(8.0 * static_cast<double>(p) + 1.0) - 1.0) * 0.5);
-    while (bb * (bb + 1) / 2 > static_cast<long long>(p))
-        --bb;
-    while ((bb + 1) * (bb + 2) / 2 <= static_cast<long long>(p))
-        ++bb;
-    b = static_cast<int>(bb);
-    a = static_cast<int>(static_cast<long long>(p) - bb * (bb + 1) / 2);
+    std::uint64_t row = 0, column = 0;
+    triangleAt(p, row, column);
+    b = static_cast<int>(row);
+    a = static_cast<int>(column);
 }
 
 /// Where a tiled block counts: a private histogram per lane (no atomics, no conflicts: lane l's copy of bucket b is
@@ -373,7 +379,7 @@ __device__ __forceinline__ void countTilePair(const T (&ax)[TiledPolicy<T>::kPer
             // Pairs i < j only: off the diagonal every (a, b) pair counts; on it, ia < k.
             if (Checked && !(ia < aValid && (!diagonal || ia < k)))
                 continue;
-            const unsigned b = Precise<T>::bucket(ax[r] - x, ay[r] - y, az[r] - z, inverseWidth, width, last);
+            const unsigned b = BucketArithmetic<T>::bucket(ax[r] - x, ay[r] - y, az[r] - z, inverseWidth, width, last);
             if constexpr (Where == Privacy::Lane)
                 ++mine[b * 32 + lane];
             else if constexpr (Where == Privacy::Global)
@@ -469,17 +475,16 @@ public:
         const std::size_t stage = 3 * TiledPolicy<T>::kTile * sizeof(T);
         const std::size_t copy = buckets.count * sizeof(unsigned);
         const std::size_t warps = TiledPolicy<T>::kThreads / 32;
-        // Lane copies only while a block stays small enough for several blocks per SM (measured: 80 buckets in lane
-        // copies, 92 KB a block, ran slower than one shared histogram per block).
-        if (stage + warps * 32 * copy <= kLaneBudget) {
+        // Lane copies only while a block stays small enough for several blocks per SM.
+        if (stage + warps * 32 * copy <= TiledPolicy<T>::kLaneBudget) {
             m_where = Privacy::Lane;
             m_copies = static_cast<int>(warps);
             m_sharedBytes = stage + warps * 32 * copy;
-        } else if (stage + warps * copy <= kSharedBudget) {
+        } else if (stage + warps * copy <= TiledPolicy<T>::kSharedBudget) {
             m_where = Privacy::Warp;
             m_copies = static_cast<int>(warps);
             m_sharedBytes = stage + warps * copy;
-        } else if (stage + copy <= kSharedBudget) {
+        } else if (stage + copy <= TiledPolicy<T>::kSharedBudget) {
             m_where = Privacy::Block;
             m_copies = 1;
             m_sharedBytes = stage + copy;
@@ -491,13 +496,11 @@ public:
         for (auto kernel : {tiledKernel<T, Privacy::Lane>, tiledKernel<T, Privacy::Warp>,
                  tiledKernel<T, Privacy::Block>, tiledKernel<T, Privacy::Global>})
             KS_CUDA_CHECK(cudaFuncSetAttribute(
-                kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSharedBudget)));
+                kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(TiledPolicy<T>::kSharedBudget)));
         const auto tiles
             = static_cast<unsigned long long>((cloud.size() + TiledPolicy<T>::kTile - 1) / TiledPolicy<T>::kTile);
         m_tilePairs = tiles * (tiles + 1) / 2;
-        int device = 0, sms = 1;
-        KS_CUDA_CHECK(cudaGetDevice(&device));
-        KS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        const int sms = device::multiprocessorCount();
         // Enough blocks to fill the GPU, and enough that no block counts 2^31 pairs into its 32-bit copies.
         const unsigned long long pairsPerTilePair
             = static_cast<unsigned long long>(TiledPolicy<T>::kTile) * TiledPolicy<T>::kTile;
@@ -554,55 +557,54 @@ private:
     unsigned m_blocks = 0;
 };
 
-template <class Run, class... Args>
-std::unique_ptr<PreparedRun> makeRun(const data::Dataset& dataset, const ParamSet& params, Args... args)
-{
-    const auto& cloud = dataset.as<data::PointCloud>();
-    return std::make_unique<Run>(cloud, bucketsFor(cloud, bucketWidth(params)), args...);
-}
-
 } // namespace
 } // namespace ks::sdh::gpu
 
 namespace ks::sdh {
 
+namespace {
+/// The histogram's shape for the dataset's cloud and the `bucket_width` parameter.
+Buckets bucketsOf(const data::Dataset& d, const ParamSet& p)
+{
+    return bucketsFor(d.as<data::PointCloud>(), bucketWidth(p));
+}
+} // namespace
+
 std::unique_ptr<PreparedRun> prepareBaseline(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::BaselineRun>(d, p);
+    return makeRun<gpu::BaselineRun>(d, bucketsOf(d, p));
 }
 
 std::unique_ptr<PreparedRun> prepareSharedLr(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::SharedLrRun>(d, p, 0, false);
+    return makeRun<gpu::SharedLrRun>(d, bucketsOf(d, p), 0, false);
 }
 
 std::unique_ptr<PreparedRun> prepareSharedLrLocal(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::SharedLrRun>(d, p, 1, false);
+    return makeRun<gpu::SharedLrRun>(d, bucketsOf(d, p), 1, false);
 }
 
 std::unique_ptr<PreparedRun> prepareSharedLrCopies(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    const auto& cloud = d.as<data::PointCloud>();
-    const int copies = gpu::seedCopies(static_cast<int>(bucketsFor(cloud, bucketWidth(p)).count));
-    return gpu::makeRun<gpu::SharedLrRun>(d, p, copies, false);
+    const Buckets buckets = bucketsOf(d, p);
+    return makeRun<gpu::SharedLrRun>(d, buckets, gpu::seedCopies(static_cast<int>(buckets.count)), false);
 }
 
 std::unique_ptr<PreparedRun> prepareSharedLrSoa(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    const auto& cloud = d.as<data::PointCloud>();
-    const int copies = gpu::seedCopies(static_cast<int>(bucketsFor(cloud, bucketWidth(p)).count));
-    return gpu::makeRun<gpu::SharedLrRun>(d, p, copies, true);
+    const Buckets buckets = bucketsOf(d, p);
+    return makeRun<gpu::SharedLrRun>(d, buckets, gpu::seedCopies(static_cast<int>(buckets.count)), true);
 }
 
 std::unique_ptr<PreparedRun> prepareTiledF32(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::TiledRun<float>>(d, p);
+    return makeRun<gpu::TiledRun<float>>(d, bucketsOf(d, p));
 }
 
 std::unique_ptr<PreparedRun> prepareTiledF64Exact(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::TiledRun<double>>(d, p);
+    return makeRun<gpu::TiledRun<double>>(d, bucketsOf(d, p));
 }
 
 } // namespace ks::sdh

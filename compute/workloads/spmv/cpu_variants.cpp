@@ -1,4 +1,5 @@
 // CPU variant: rows split over OpenMP threads in chunks of equal non-zero count, each row's sum in the value type.
+#include "compute/core/make_run.h"
 #include "compute/workloads/spmv/spmv.h"
 
 #include <algorithm>
@@ -61,10 +62,7 @@ private:
 std::unique_ptr<PreparedRun> prepareCpuOpenMp(
     const data::Dataset& dataset, const ParamSet& params, const RunContext& context)
 {
-    const auto& system = dataset.as<data::SparseSystem>();
-    if (precisionOf(params) == Precision::F32)
-        return std::make_unique<CpuOpenMpRun<float>>(system, context);
-    return std::make_unique<CpuOpenMpRun<double>>(system, context);
+    return makeRun<CpuOpenMpRun>(dataset, params, context);
 }
 
 } // namespace ks::spmv

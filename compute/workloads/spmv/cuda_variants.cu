@@ -1,7 +1,9 @@
 // Hand-written CUDA variants of spmv: the seed's scalar, vector and adaptive kernels, its row binning (strategy 2)
 // and ELL (strategy 4); beyond the seed, sub-warp rows with a width chosen from the mean row length, and a
 // merge-path load balance (Merrill & Garland 2016) that is indifferent to how the non-zeros are spread over rows.
+#include "compute/device/launch.cuh"
 #include "compute/workloads/spmv/spmv_device.cuh"
+#include "compute/workloads/spmv/spmv_policy.h"
 
 #include <algorithm>
 #include <bit>
@@ -18,7 +20,7 @@ template <int Width, class T> __device__ __forceinline__ T groupSum(T value)
 {
 #pragma unroll
     for (int offset = Width / 2; offset > 0; offset >>= 1)
-        value += __shfl_down_sync(0xffffffffu, value, offset, Width);
+        value += __shfl_down_sync(device::kFullWarpMask, value, offset, Width);
     return value;
 }
 
@@ -35,14 +37,19 @@ template <bool Streaming = true, class T> __device__ __forceinline__ T loadOnce(
         return __ldg(address);
 }
 
+/// The gathers of partialRow, which the scalar, vector, sub-warp, adaptive and row-binning kernels share.
+struct GatherPolicy {
+    /// Non-zeros per batch: a lane's column indices and values are all requested before the gathers from x that
+    /// need them, so each lane has several loads in flight instead of one chain of two dependent ones per non-zero.
+    static constexpr int kBatch = 4;
+};
+
 /// Σ_k val[k]·x[col[k]] over k = begin + first, begin + first + step, … < end; Streaming as in loadOnce.
 template <bool Streaming, class T>
 __device__ __forceinline__ T partialRow(const int* __restrict__ col, const T* __restrict__ val, const T* __restrict__ x,
     int begin, int end, int first, int step)
 {
-    // Batches of four: a lane's column indices and values are all requested before the gathers from x that need
-    // them, so each lane has several loads in flight instead of one chain of two dependent ones per non-zero.
-    constexpr int kBatch = 4;
+    constexpr int kBatch = GatherPolicy::kBatch;
     T sum = 0;
     int k = begin + first;
     for (; k + (kBatch - 1) * step < end; k += kBatch * step) {
@@ -71,11 +78,6 @@ __device__ __forceinline__ T partialRow(const int* __restrict__ col, const T* __
     return sum;
 }
 
-unsigned blocksFor(std::uint64_t threads, int blockSize)
-{
-    return static_cast<unsigned>(std::max<std::uint64_t>(1, (threads + blockSize - 1) / blockSize));
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // scalar (the seed's): a thread per row.
 
@@ -102,9 +104,10 @@ public:
     {
         if (this->m_rows == 0)
             return;
-        scalarKernel<T><<<blocksFor(this->m_rows, ScalarPolicy::kThreads), ScalarPolicy::kThreads, 0, this->stream()>>>(
-            this->m_rows, this->m_rowPtr.data(), this->m_colIdx.data(), this->m_values.data(), this->m_x.data(),
-            this->m_y.data());
+        scalarKernel<T>
+            <<<device::blocksFor(this->m_rows, ScalarPolicy::kThreads), ScalarPolicy::kThreads, 0, this->stream()>>>(
+                this->m_rows, this->m_rowPtr.data(), this->m_colIdx.data(), this->m_values.data(), this->m_x.data(),
+                this->m_y.data());
         KS_CUDA_CHECK_LAUNCH("scalarKernel");
     }
 };
@@ -186,8 +189,8 @@ private:
     {
         const std::uint64_t threads = static_cast<std::uint64_t>(this->m_rows) * Width;
         subwarpKernel<T, Width>
-            <<<blocksFor(threads, SubwarpPolicy::kThreads), SubwarpPolicy::kThreads, 0, this->stream()>>>(this->m_rows,
-                this->m_rowPtr.data(), this->m_colIdx.data(), this->m_values.data(), this->m_x.data(),
+            <<<device::blocksFor(threads, SubwarpPolicy::kThreads), SubwarpPolicy::kThreads, 0, this->stream()>>>(
+                this->m_rows, this->m_rowPtr.data(), this->m_colIdx.data(), this->m_values.data(), this->m_x.data(),
                 this->m_y.data());
         KS_CUDA_CHECK_LAUNCH("subwarpKernel");
     }
@@ -195,12 +198,12 @@ private:
 };
 
 // ---------------------------------------------------------------------------------------------------------------
-// adaptive (the seed's): a warp per row; a row of at most 32 non-zeros is summed by lane 0 alone (the seed's
-// "scalar" branch), a longer one by the whole warp with a shuffle reduction. The branch is warp-uniform.
+// adaptive (the seed's): a warp per row; a row of at most kScalarMax non-zeros (spmv_policy.h) is summed by lane 0
+// alone (the seed's "scalar" branch), a longer one by the whole warp with a shuffle reduction. The branch is
+// warp-uniform.
 
-struct AdaptivePolicy {
+struct AdaptivePolicy : AdaptiveThresholds {
     static constexpr int kThreads = 256;
-    static constexpr int kScalarMax = 32;
 };
 
 template <class T>
@@ -236,7 +239,7 @@ public:
             return;
         const std::uint64_t threads = static_cast<std::uint64_t>(this->m_rows) * 32;
         adaptiveKernel<T>
-            <<<blocksFor(threads, AdaptivePolicy::kThreads), AdaptivePolicy::kThreads, 0, this->stream()>>>(
+            <<<device::blocksFor(threads, AdaptivePolicy::kThreads), AdaptivePolicy::kThreads, 0, this->stream()>>>(
                 this->m_rows, this->m_rowPtr.data(), this->m_colIdx.data(), this->m_values.data(), this->m_x.data(),
                 this->m_y.data());
         KS_CUDA_CHECK_LAUNCH("adaptiveKernel");
@@ -244,12 +247,11 @@ public:
 };
 
 // ---------------------------------------------------------------------------------------------------------------
-// row_binning (the seed's strategy 2): rows sorted into bins by length once, at prepare — short rows (up to 8
-// non-zeros, empty ones included) a thread each, medium (9–64) a warp each, long (65 and more) a block each.
+// row_binning (the seed's strategy 2): rows sorted into bins by length once, at prepare — short rows (up to kShortMax
+// non-zeros, empty ones included) a thread each, medium (up to kMediumMax) a warp each, long ones a block each; the
+// thresholds are in spmv_policy.h.
 
-struct BinningPolicy {
-    static constexpr int kShortMax = 8;
-    static constexpr int kMediumMax = 64;
+struct BinningPolicy : RowBinningThresholds {
     static constexpr int kThreads = 256; ///< all three kernels; the long-row kernel's block per row
 };
 
@@ -328,14 +330,13 @@ public:
     {
         const int* lists = m_lists.data();
         if (m_count[0] > 0) {
-            binThreadKernel<T>
-                <<<blocksFor(m_count[0], BinningPolicy::kThreads), BinningPolicy::kThreads, 0, this->stream()>>>(
-                    m_count[0], lists + m_offset[0], this->m_rowPtr.data(), this->m_colIdx.data(),
-                    this->m_values.data(), this->m_x.data(), this->m_y.data());
+            binThreadKernel<T><<<device::blocksFor(m_count[0], BinningPolicy::kThreads), BinningPolicy::kThreads, 0,
+                this->stream()>>>(m_count[0], lists + m_offset[0], this->m_rowPtr.data(), this->m_colIdx.data(),
+                this->m_values.data(), this->m_x.data(), this->m_y.data());
             KS_CUDA_CHECK_LAUNCH("binThreadKernel");
         }
         if (m_count[1] > 0) {
-            binWarpKernel<T><<<blocksFor(static_cast<std::uint64_t>(m_count[1]) * 32, BinningPolicy::kThreads),
+            binWarpKernel<T><<<device::blocksFor(static_cast<std::uint64_t>(m_count[1]) * 32, BinningPolicy::kThreads),
                 BinningPolicy::kThreads, 0, this->stream()>>>(m_count[1], lists + m_offset[1], this->m_rowPtr.data(),
                 this->m_colIdx.data(), this->m_values.data(), this->m_x.data(), this->m_y.data());
             KS_CUDA_CHECK_LAUNCH("binWarpKernel");
@@ -364,12 +365,12 @@ private:
 
 // ---------------------------------------------------------------------------------------------------------------
 // ell (the seed's strategy 4): every row padded to the longest, stored column-major so consecutive threads read
-// consecutive slots; a thread per row. Converted once at prepare; skipped where padding would more than triple the
-// stored entries (ELL is for regular matrices).
+// consecutive slots; a thread per row. Converted once at prepare; skipped where padding would store more than
+// kMaxPadding slots per non-zero (spmv_policy.h; ELL is for regular matrices).
 
-struct EllPolicy {
+struct EllPolicy : EllThresholds {
     static constexpr int kThreads = 256;
-    static constexpr double kMaxPadding = 3.0; ///< stored slots / non-zeros beyond which the variant skips
+    static constexpr int kBatch = 4; ///< slots whose loads a thread issues together
 };
 
 template <class T>
@@ -379,8 +380,8 @@ __global__ void __launch_bounds__(EllPolicy::kThreads) ellKernel(int rows, int w
     const long long row = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (row >= rows)
         return;
-    // Four slots at a time, their loads issued together; padding (column −1) follows a row's entries.
-    constexpr int kBatch = 4;
+    // kBatch slots at a time, their loads issued together; padding (column −1) follows a row's entries.
+    constexpr int kBatch = EllPolicy::kBatch;
     T sum = 0;
     for (int k = 0; k < width; k += kBatch) {
         int c[kBatch];
@@ -440,7 +441,7 @@ public:
     {
         if (this->m_rows == 0)
             return;
-        ellKernel<T><<<blocksFor(this->m_rows, EllPolicy::kThreads), EllPolicy::kThreads, 0, this->stream()>>>(
+        ellKernel<T><<<device::blocksFor(this->m_rows, EllPolicy::kThreads), EllPolicy::kThreads, 0, this->stream()>>>(
             this->m_rows, m_width, m_cols.data(), m_vals.data(), this->m_x.data(), this->m_y.data());
         KS_CUDA_CHECK_LAUNCH("ellKernel");
     }
@@ -474,6 +475,8 @@ struct MergePolicy {
     static constexpr int kThreads = 256;
     static constexpr int kItems = 7; ///< odd: threads' walks through the staged products fall on different banks
     static constexpr int kTileItems = kThreads * kItems;
+    static constexpr int kPartitionThreads = 256; ///< the partition at prepare: a thread per tile boundary
+    static constexpr int kFixupThreads = 256; ///< the fix-up: a thread per tile's carry-out
 };
 
 /// The coordinate (rows finished, non-zeros consumed) where merge diagonal d crosses the path: a row's end comes
@@ -574,15 +577,15 @@ __global__ void __launch_bounds__(MergePolicy::kThreads)
     T scan = sum;
 #pragma unroll
     for (int offset = 1; offset < 32; offset <<= 1) {
-        const T other = __shfl_up_sync(0xffffffffu, scan, offset);
-        const int otherKey = __shfl_up_sync(0xffffffffu, key, offset);
+        const T other = __shfl_up_sync(device::kFullWarpMask, scan, offset);
+        const int otherKey = __shfl_up_sync(device::kFullWarpMask, key, offset);
         if (lane >= offset && otherKey == key)
             scan += other;
     }
-    const int previousKey = __shfl_up_sync(0xffffffffu, key, 1);
-    const T previousScan = __shfl_up_sync(0xffffffffu, scan, 1);
-    const int nextKey = __shfl_down_sync(0xffffffffu, key, 1);
-    const int nextHead = __shfl_down_sync(0xffffffffu, headRow, 1);
+    const int previousKey = __shfl_up_sync(device::kFullWarpMask, key, 1);
+    const T previousScan = __shfl_up_sync(device::kFullWarpMask, scan, 1);
+    const int nextKey = __shfl_down_sync(device::kFullWarpMask, key, 1);
+    const int nextHead = __shfl_down_sync(device::kFullWarpMask, headRow, 1);
     const bool runEnds = key >= 0 && (lane == 31 || nextKey != key);
     if (runEnds && !(lane < 31 && nextHead == key) && scan != T(0))
         atomicAdd(&s.rowSum[key], scan);
@@ -620,7 +623,8 @@ public:
         , m_outRow(m_tiles)
         , m_outValue(m_tiles)
     {
-        mergePartitionKernel<<<blocksFor(m_tiles + 1, 256), 256, 0, this->stream()>>>(
+        mergePartitionKernel<<<device::blocksFor(m_tiles + 1, MergePolicy::kPartitionThreads),
+            MergePolicy::kPartitionThreads, 0, this->stream()>>>(
             m_tiles, this->m_rows, this->m_nnz, this->m_rowPtr.data(), m_tileRow.data(), m_tileNz.data());
         KS_CUDA_CHECK_LAUNCH("mergePartitionKernel");
         KS_CUDA_CHECK(cudaStreamSynchronize(this->stream()));
@@ -633,8 +637,9 @@ public:
             m_tileNz.data(), this->m_rowPtr.data(), this->m_colIdx.data(), this->m_values.data(), this->m_x.data(),
             this->m_y.data(), m_outRow.data(), m_outValue.data());
         KS_CUDA_CHECK_LAUNCH("mergePathKernel");
-        mergeFixupKernel<T><<<blocksFor(m_tiles, 256), 256, 0, this->stream()>>>(
-            m_tiles, m_outRow.data(), m_outValue.data(), this->m_y.data());
+        mergeFixupKernel<T>
+            <<<device::blocksFor(m_tiles, MergePolicy::kFixupThreads), MergePolicy::kFixupThreads, 0, this->stream()>>>(
+                m_tiles, m_outRow.data(), m_outValue.data(), this->m_y.data());
         KS_CUDA_CHECK_LAUNCH("mergeFixupKernel");
     }
     std::string note() const override
@@ -662,22 +667,22 @@ namespace ks::spmv {
 
 std::unique_ptr<PreparedRun> prepareScalar(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::ScalarRun>(d, p);
+    return makeRun<gpu::ScalarRun>(d, p);
 }
 
 std::unique_ptr<PreparedRun> prepareVector(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::SubwarpRun>(d, p, 32);
+    return makeRun<gpu::SubwarpRun>(d, p, 32);
 }
 
 std::unique_ptr<PreparedRun> prepareAdaptive(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::AdaptiveRun>(d, p);
+    return makeRun<gpu::AdaptiveRun>(d, p);
 }
 
 std::unique_ptr<PreparedRun> prepareRowBinning(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::RowBinningRun>(d, p);
+    return makeRun<gpu::RowBinningRun>(d, p);
 }
 
 std::unique_ptr<PreparedRun> prepareEll(const data::Dataset& d, const ParamSet& p, const RunContext&)
@@ -685,21 +690,24 @@ std::unique_ptr<PreparedRun> prepareEll(const data::Dataset& d, const ParamSet& 
     const auto& a = d.as<data::SparseSystem>().matrix;
     const std::uint64_t width = gpu::longestRow(a);
     const double slots = static_cast<double>(width) * static_cast<double>(a.rows);
-    if (a.nnz() > 0 && slots > gpu::EllPolicy::kMaxPadding * static_cast<double>(a.nnz()))
+    if (a.nnz() > 0 && slots > gpu::EllPolicy::kMaxPadding * static_cast<double>(a.nnz())) {
+        char limit[32];
+        std::snprintf(limit, sizeof limit, "%g", gpu::EllPolicy::kMaxPadding);
         throw SkipRun("irregular rows: ELL would store " + std::to_string(static_cast<std::uint64_t>(slots))
             + " slots (longest row " + std::to_string(width) + ") for " + std::to_string(a.nnz())
-            + " non-zeros, more than 3 per non-zero");
-    return gpu::makeRun<gpu::EllRun>(d, p, width);
+            + " non-zeros, more than " + limit + " per non-zero");
+    }
+    return makeRun<gpu::EllRun>(d, p, width);
 }
 
 std::unique_ptr<PreparedRun> prepareSubwarp(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::SubwarpRun>(d, p, gpu::subwarpWidth(meanRowLength(d.as<data::SparseSystem>().matrix)));
+    return makeRun<gpu::SubwarpRun>(d, p, gpu::subwarpWidth(meanRowLength(d.as<data::SparseSystem>().matrix)));
 }
 
 std::unique_ptr<PreparedRun> prepareMergePath(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::MergePathRun>(d, p);
+    return makeRun<gpu::MergePathRun>(d, p);
 }
 
 } // namespace ks::spmv

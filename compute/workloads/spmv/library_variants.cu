@@ -88,12 +88,12 @@ namespace ks::spmv {
 
 std::unique_ptr<PreparedRun> prepareCusparse(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::CusparseRun>(d, p, CUSPARSE_SPMV_ALG_DEFAULT);
+    return makeRun<gpu::CusparseRun>(d, p, CUSPARSE_SPMV_ALG_DEFAULT);
 }
 
 std::unique_ptr<PreparedRun> prepareCusparseAlg2(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return gpu::makeRun<gpu::CusparseRun>(d, p, CUSPARSE_SPMV_CSR_ALG2);
+    return makeRun<gpu::CusparseRun>(d, p, CUSPARSE_SPMV_CSR_ALG2);
 }
 
 } // namespace ks::spmv

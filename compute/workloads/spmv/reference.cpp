@@ -1,13 +1,9 @@
 // The oracle: every row's dot product accumulated in long double, on exactly the values the variant reads.
 #include "compute/core/errors.h"
+#include "compute/core/make_run.h"
 #include "compute/workloads/spmv/spmv.h"
 
 namespace ks::spmv {
-
-Precision precisionOf(const ParamSet& params)
-{
-    return params.text("precision") == "f32" ? Precision::F32 : Precision::F64;
-}
 
 Result makeResult(std::vector<double> y)
 {
@@ -75,10 +71,7 @@ private:
 std::unique_ptr<PreparedRun> prepareReference(
     const data::Dataset& dataset, const ParamSet& params, const RunContext& context)
 {
-    const auto& system = dataset.as<data::SparseSystem>();
-    if (precisionOf(params) == Precision::F32)
-        return std::make_unique<ReferenceRun<float>>(system, context);
-    return std::make_unique<ReferenceRun<double>>(system, context);
+    return makeRun<ReferenceRun>(dataset, params, context);
 }
 
 } // namespace ks::spmv

@@ -3,6 +3,7 @@
 // The spmv workload (seed 002): y = A·x for a sparse matrix A in CSR with 32-bit indices, in float64 or float32.
 
 #include "compute/core/cpu_run.h"
+#include "compute/core/precision.h"
 #include "compute/core/variant.h"
 #include "compute/core/workload.h"
 #include "data/sparse_matrix.h"
@@ -18,11 +19,6 @@ class Registry;
 }
 
 namespace ks::spmv {
-
-enum class Precision { F64, F32 };
-
-/// The `precision` parameter: the value type of A, x and y as the variants read and write them.
-Precision precisionOf(const ParamSet& params);
 
 /// A spmv Result: quantity "y", one value per row.
 Result makeResult(std::vector<double> y);
@@ -51,6 +47,8 @@ double meanRowLength(const data::CsrMatrix& matrix);
 /// Base of the CPU variants: fetch() returns m_y as doubles.
 template <class T> class SpmvCpuRun : public CpuPreparedRun {
 public:
+    using Model = data::SparseSystem;
+
     SpmvCpuRun(const data::SparseSystem& system, const RunContext& context)
         : CpuPreparedRun(context)
         , m_in(system)

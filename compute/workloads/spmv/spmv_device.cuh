@@ -2,6 +2,7 @@
 
 // Device-side state shared by the spmv CUDA and library variants: A in CSR with 32-bit indices, x, and y.
 
+#include "compute/core/make_run.h"
 #include "compute/device/cuda_check.cuh"
 #include "compute/device/cuda_prepared_run.cuh"
 #include "compute/device/device_info.h"
@@ -16,6 +17,8 @@ namespace ks::spmv::gpu {
 /// NaN so a row no kernel writes shows; fetch() returns y as doubles.
 template <class T> class SpmvDeviceRun : public device::CudaPreparedRun {
 public:
+    using Model = data::SparseSystem;
+
     /// `extraBytes`: what the variant allocates besides A, x and y (checked against free memory with them).
     SpmvDeviceRun(const data::SparseSystem& system, std::size_t extraBytes)
         : m_matrix(system.matrix)
@@ -71,15 +74,5 @@ protected:
     device::DeviceBuffer<T> m_x;
     device::DeviceBuffer<T> m_y;
 };
-
-/// Instantiates a variant's prepared run in the precision the parameters ask for.
-template <template <class> class Run, class... Args>
-std::unique_ptr<PreparedRun> makeRun(const data::Dataset& dataset, const ParamSet& params, Args&&... args)
-{
-    const auto& system = dataset.as<data::SparseSystem>();
-    if (precisionOf(params) == Precision::F32)
-        return std::make_unique<Run<float>>(system, std::forward<Args>(args)...);
-    return std::make_unique<Run<double>>(system, std::forward<Args>(args)...);
-}
 
 } // namespace ks::spmv::gpu
