@@ -62,12 +62,13 @@ public:
                 KS_GPU_PREPARE(prepareSharedLrSoa))
                 .exact("l1_pairs"),
             gpuVariant("tiled_f32", "Tiled float32 (fast)",
-                "load-balanced tile pairs, four points per thread in registers, per-warp shared histograms; float "
-                "arithmetic and an approximate square root",
+                "load-balanced tile pairs, eight points per thread in registers, per-lane, per-warp or per-block "
+                "shared histograms; float arithmetic and an approximate square root",
                 Backend::Cuda, KS_GPU_PREPARE(prepareTiledF32)),
             gpuVariant("tiled_f64_exact", "Tiled float64 (exact)",
-                "the tiled kernel in double with every operation rounded as the reference rounds it: counts equal "
-                "the reference's",
+                "the tiled kernel in double: d² rounded as the reference rounds it, the bucket from a float estimate "
+                "except near a bucket edge, where the reference's square root and division decide; counts equal the "
+                "reference's",
                 Backend::Cuda, KS_GPU_PREPARE(prepareTiledF64Exact))
                 .exact("l1_pairs"),
         };
