@@ -202,7 +202,7 @@ struct RunArgs {
     std::string json;
     std::string output;
     RunOptions options;
-    double noisePct = 0.5;
+    double noiseTargetPct = 0.5; ///< the stopping target, in % (RunOptions::noiseTarget is a fraction)
     bool noFlush = false;
     bool allowNonFinite = false;
     bool noCalibrate = false;
@@ -225,7 +225,7 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
     SweepPlan plan;
     request.workload = workload;
     request.options = a.options;
-    request.options.noiseTarget = a.noisePct / 100.0;
+    request.options.noiseTarget = a.noiseTargetPct / 100.0;
     request.options.flushL2 = !a.noFlush;
     request.options.keepFullResult = !a.output.empty();
     try {
@@ -369,7 +369,7 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     run->add_option("--warmup", r.options.warmup, "Warm-up repetitions")->capture_default_str();
     run->add_option("--min-reps", r.options.minRepetitions, "Minimum timed repetitions")->capture_default_str();
     run->add_option("--max-reps", r.options.maxRepetitions, "Maximum timed repetitions")->capture_default_str();
-    run->add_option("--noise", r.noisePct, "Stop when the relative standard error of the mean is under this %")
+    run->add_option("--noise", r.noiseTargetPct, "Stop when the relative standard error of the mean is under this %")
         ->capture_default_str();
     run->add_option("--time-limit", r.options.timeLimitS, "Seconds per run before it stops repeating")
         ->capture_default_str();
