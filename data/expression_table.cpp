@@ -5,7 +5,10 @@
 #include "data/hash.h"
 #include "data/hdf5_file.h"
 #include "data/host_memory.h"
+#include "data/line_cursor.h"
+#include "data/number_text.h"
 #include "data/random.h"
+#include "data/reader_messages.h"
 #include "data/text_file.h"
 
 #include <algorithm>
@@ -43,13 +46,11 @@ std::string choiceParam(const ReadOptions& options, const std::string& key, std:
     const auto it = options.params.find(key);
     if (it == options.params.end())
         return *allowed.begin();
-    std::string listing;
-    for (const char* value : allowed) {
+    for (const char* value : allowed)
         if (it->second == value)
             return value;
-        listing += (listing.empty() ? "" : ", ") + std::string(value);
-    }
-    throw DatasetError(file, "parameter " + key, "'" + it->second + "' is not one of " + listing);
+    throw DatasetError(file, "parameter " + key,
+        "'" + it->second + "' is not one of " + listing(std::vector<std::string>(allowed.begin(), allowed.end())));
 }
 
 ReaderSettings readerSettings(const ReadOptions& options, const std::string& file)
@@ -69,24 +70,6 @@ std::vector<std::string> generatedNames(const char* prefix, std::size_t count)
     for (std::size_t i = 0; i < count; ++i)
         names.push_back(prefix + std::to_string(i + 1));
     return names;
-}
-
-std::string formatNumber(double value)
-{
-    char buffer[48];
-    std::snprintf(buffer, sizeof buffer, "%.10g", value);
-    return buffer;
-}
-
-/// "A, B, C, D, E and 3 more"
-std::string listNames(const std::vector<std::string>& names)
-{
-    std::string text;
-    for (std::size_t i = 0; i < names.size() && i < kNamesListed; ++i)
-        text += (i == 0 ? "" : ", ") + names[i];
-    if (names.size() > kNamesListed)
-        text += " and " + std::to_string(names.size() - kNamesListed) + " more";
-    return text;
 }
 
 /// The first repeated name as (index of its first occurrence, index of the repeat).
@@ -217,7 +200,7 @@ ExpressionTable finishTable(RawMatrix raw, const std::string& file, const Reader
                     + " features hold missing values; after dropping them " + std::to_string(table.features)
                     + " feature" + (table.features == 1 ? " is" : "s are") + " left, and lrv needs at least 2");
         table.notes.push_back("dropped " + std::to_string(droppedNames.size()) + " of " + std::to_string(features)
-            + " features holding missing values (NA, NaN or empty cells): " + listNames(droppedNames));
+            + " features holding missing values (NA, NaN or empty cells): " + listing(droppedNames, kNamesListed));
     }
     if (zeros > 0 && !std::isfinite(smallestPositive))
         throw DatasetError(file, "", "every value is zero: there is no positive value to replace the zeros with");
@@ -251,15 +234,6 @@ ExpressionTable finishTable(RawMatrix raw, const std::string& file, const Reader
 }
 
 // --- text -------------------------------------------------------------------------------------------------------
-
-std::string_view trimmed(std::string_view s)
-{
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-        s.remove_suffix(1);
-    return s;
-}
 
 /// NA and empty cells; NaN and nan parse as NaN and count as missing too.
 bool isMissingToken(std::string_view field)
@@ -450,57 +424,21 @@ bool isMatrix(const h5::DatasetInfo& d)
     return d.dims.size() == 2 && (d.isFloat || d.isInteger);
 }
 
-std::string describe(const h5::DatasetInfo& d)
-{
-    std::string shape;
-    for (std::size_t i = 0; i < d.dims.size(); ++i)
-        shape += (i == 0 ? "" : "×") + std::to_string(d.dims[i]);
-    return d.path + " (" + d.type + (shape.empty() ? "" : " " + shape) + ")";
-}
-
-std::string parentGroup(const std::string& path)
-{
-    const auto slash = path.find_last_of('/');
-    return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
-}
-
 /// The matrix to read: ReadOptions::h5Path when it names a dataset, else the only 2-D numeric dataset in the file
 /// (or in the group h5Path names).
 std::string chooseMatrix(const h5::File& file, const std::string& h5Path)
 {
-    const h5::PathTarget target = h5::resolvePath(file, h5Path);
-    if (!target.dataset.empty())
-        return target.dataset;
-    const std::string& group = target.group;
-    const std::string prefix = group == "/" ? "/" : group + "/";
-    std::vector<h5::DatasetInfo> all;
-    std::vector<std::string> candidates;
-    for (auto& d : file.datasets()) {
-        if (d.path.compare(0, prefix.size(), prefix) != 0)
-            continue;
-        if (isMatrix(d))
-            candidates.push_back(describe(d));
-        all.push_back(std::move(d));
-    }
-    if (candidates.size() == 1) {
-        for (const auto& d : all)
-            if (isMatrix(d))
-                return d.path;
-    }
-    std::string where = group == "/" ? "the file" : "group " + group;
-    if (candidates.empty()) {
-        std::string listing;
-        for (const auto& d : all)
-            listing += (listing.empty() ? "" : ", ") + describe(d);
-        file.fail(group == "/" ? "" : "group " + group,
-            "no 2-D numeric dataset (an expression matrix) in " + where + " (it has "
-                + (listing.empty() ? std::string("no datasets") : listing) + ")");
-    }
-    std::string listing;
-    for (const auto& c : candidates)
-        listing += (listing.empty() ? "" : ", ") + c;
-    file.fail(group == "/" ? "" : "group " + group,
-        "several 2-D numeric datasets in " + where + " (" + listing + "); choose one with --h5-path");
+    const h5::DatasetSearch search = h5::searchDatasets(file, h5Path, isMatrix);
+    if (!search.chosen.empty())
+        return search.chosen;
+    const std::string place = search.group == "/" ? "" : "group " + search.group;
+    if (search.fitting.empty())
+        file.fail(place,
+            "no 2-D numeric dataset (an expression matrix) in " + search.where() + " (it has "
+                + (search.all.empty() ? std::string("no datasets") : listing(h5::describe(search.all))) + ")");
+    file.fail(place,
+        "several 2-D numeric datasets in " + search.where() + " (" + listing(h5::describe(search.fitting))
+            + "); choose one with --h5-path");
 }
 
 /// Names and the dataset they came from: the first of `candidates` (in the matrix's group) that is a 1-D string
@@ -510,11 +448,10 @@ std::pair<std::vector<std::string>, std::string> readNames(const h5::File& file,
     std::initializer_list<const char*> candidates, std::size_t expected, std::size_t otherExtent, const char* what,
     const char* prefix, bool featuresAsRows)
 {
-    const std::string group = parentGroup(matrixPath);
-    const std::string groupPrefix = group == "/" ? "/" : group + "/";
+    const std::string group = h5::parentPath(matrixPath);
     std::optional<std::pair<std::string, std::string>> misfit; // place, problem
     for (const char* name : candidates) {
-        const std::string path = groupPrefix + name;
+        const std::string path = h5::childPath(group, name);
         if (path == matrixPath || !file.hasDataset(path))
             continue;
         const h5::DatasetInfo info = file.info(path);
@@ -678,31 +615,8 @@ constexpr double kPoissonNormalAbove = 500.0;
 /// Marsaglia–Tsang accepts over 95% of its proposals; this many rejections in a row does not happen in practice.
 constexpr int kGammaMaxTries = 64;
 
-/// The sequence of uniform draws of one cell.
-class CellDraws {
-public:
-    CellDraws(const CounterRng& rng, std::uint64_t cell)
-        : m_rng(rng)
-        , m_cell(cell)
-    {
-    }
-    double uniform() { return m_rng.uniform(kCellStreamBase + m_next++, m_cell); }
-    /// Box–Muller.
-    double normal()
-    {
-        const double u1 = 1.0 - uniform(); // (0, 1]
-        const double u2 = uniform();
-        return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
-    }
-
-private:
-    const CounterRng& m_rng;
-    std::uint64_t m_cell;
-    std::uint64_t m_next = 0;
-};
-
 /// Gamma(shape, 1) by Marsaglia & Tsang (2000), with the U^(1/shape) boost for shape < 1.
-double gammaDraw(double shape, CellDraws& draws)
+double gammaDraw(double shape, DrawSequence& draws)
 {
     const double boost = shape < 1.0 ? std::pow(draws.uniform(), 1.0 / shape) : 1.0;
     const double a = shape < 1.0 ? shape + 1.0 : shape;
@@ -721,7 +635,7 @@ double gammaDraw(double shape, CellDraws& draws)
     return d * boost;
 }
 
-double poissonDraw(double lambda, CellDraws& draws)
+double poissonDraw(double lambda, DrawSequence& draws)
 {
     if (!(lambda > 0.0))
         return 0.0;
@@ -807,7 +721,7 @@ ExpressionTable generateExpression(const ExpressionGenerator& g)
 #pragma omp parallel for schedule(static)
     for (std::int64_t q = 0; q < total; ++q) {
         const auto cell = static_cast<std::uint64_t>(q);
-        CellDraws draws(rng, cell);
+        DrawSequence draws(rng, kCellStreamBase, cell);
         // Gamma(1/dispersion, dispersion): mean 1, variance = dispersion; times Poisson, a negative binomial.
         const double multiplier = g.dispersion > 0.0 ? gammaDraw(shape, draws) * g.dispersion : 1.0;
         t.values[cell] = 1.0 + poissonDraw(featureMean[cell % p] * multiplier, draws);

@@ -4,20 +4,18 @@
 #include "data/dataset_error.h"
 #include "data/host_memory.h"
 #include "data/line_cursor.h"
+#include "data/number_text.h"
+#include "data/reader_messages.h"
 #include "data/sparse_matrix.h"
 #include "data/text_file.h"
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string_view>
@@ -40,98 +38,12 @@ struct MmHeader {
 constexpr std::string_view kBannerForm = "%%MatrixMarket matrix <coordinate|array> <real|integer|pattern|complex> "
                                          "<general|symmetric|skew-symmetric|hermitian>";
 
-std::uint64_t saturatingMul(std::uint64_t a, std::uint64_t b)
-{
-    std::uint64_t product = 0;
-    return __builtin_mul_overflow(a, b, &product) ? std::numeric_limits<std::uint64_t>::max() : product;
-}
-
-std::uint64_t saturatingAdd(std::uint64_t a, std::uint64_t b)
-{
-    std::uint64_t sum = 0;
-    return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<std::uint64_t>::max() : sum;
-}
-
-bool equalsIgnoringCase(std::string_view a, std::string_view b)
-{
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-        return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-    });
-}
-
-std::string lowerCase(std::string_view s)
-{
-    std::string out(s);
-    for (char& c : out)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-
-std::string quoted(std::string_view token)
-{
-    constexpr std::size_t kShown = 40;
-    if (token.size() > kShown)
-        return "'" + std::string(token.substr(0, kShown)) + "...'";
-    return "'" + std::string(token) + "'";
-}
-
-/// How a token failed to parse as a number.
-enum class NumberStatus { Ok, NotANumber, OutOfRange, NotAnInteger };
-
-NumberStatus parseReal(std::string_view token, double& value)
-{
-    // from_chars takes no '+'; strip it, but not in front of a '-' ("+-1" is not a number).
-    if (token.size() > 1 && token.front() == '+' && token[1] != '-')
-        token.remove_prefix(1);
-    const char* end = token.data() + token.size();
-    const auto [ptr, ec] = std::from_chars(token.data(), end, value);
-    if (ec == std::errc::result_out_of_range && ptr == end) {
-        // from_chars reports underflow too; strtod tells it (a tiny value, kept as its nearest double) from overflow.
-        const std::string copy(token);
-        errno = 0;
-        value = std::strtod(copy.c_str(), nullptr);
-        return std::isinf(value) ? NumberStatus::OutOfRange : NumberStatus::Ok;
-    }
-    if (ec != std::errc() || ptr != end)
-        return NumberStatus::NotANumber;
-    return NumberStatus::Ok;
-}
-
-NumberStatus parseInteger(std::string_view token, std::int64_t& value)
-{
-    if (token.size() > 1 && token.front() == '+' && token[1] != '-')
-        token.remove_prefix(1);
-    const char* end = token.data() + token.size();
-    const auto [ptr, ec] = std::from_chars(token.data(), end, value);
-    if (ec == std::errc() && ptr == end)
-        return NumberStatus::Ok;
-    double asReal = 0;
-    if (parseReal(token, asReal) == NumberStatus::Ok)
-        return ec == std::errc::result_out_of_range && ptr == end ? NumberStatus::OutOfRange
-                                                                  : NumberStatus::NotAnInteger;
-    return NumberStatus::NotANumber;
-}
-
-/// A non-negative integer of the size line or an index (a sign other than "+", junk or 2^64 and beyond fail).
-NumberStatus parseUnsigned(std::string_view token, std::uint64_t& value)
-{
-    if (token.size() > 1 && token.front() == '+')
-        token.remove_prefix(1);
-    const char* end = token.data() + token.size();
-    const auto [ptr, ec] = std::from_chars(token.data(), end, value);
-    if (ec == std::errc::result_out_of_range && ptr == end)
-        return NumberStatus::OutOfRange;
-    if (ec != std::errc() || ptr != end)
-        return NumberStatus::NotANumber;
-    return NumberStatus::Ok;
-}
-
 MmHeader parseBanner(std::string_view line, const std::string& file)
 {
     const std::string place = linePlace(1);
     std::size_t pos = 0;
     const std::string_view first = nextToken(line, pos);
-    if (!equalsIgnoringCase(first, "%%MatrixMarket"))
+    if (lowerCase(first) != "%%matrixmarket")
         throw DatasetError(
             file, place, "not a Matrix Market file: the first line must be the banner " + std::string(kBannerForm));
     std::array<std::string_view, 4> words;
@@ -144,9 +56,9 @@ MmHeader parseBanner(std::string_view line, const std::string& file)
             "bad banner: " + std::to_string(count)
                 + " words after %%MatrixMarket, expected 4: " + std::string(kBannerForm));
 
-    if (!equalsIgnoringCase(words[0], "matrix"))
+    if (lowerCase(words[0]) != "matrix")
         throw DatasetError(file, place,
-            "bad banner: object " + quoted(words[0]) + " is not supported; only 'matrix' is ("
+            "bad banner: object " + quotedToken(words[0]) + " is not supported; only 'matrix' is ("
                 + std::string(kBannerForm) + ")");
     MmHeader header;
     const std::string format = lowerCase(words[1]);
@@ -156,7 +68,7 @@ MmHeader parseBanner(std::string_view line, const std::string& file)
         header.format = MmFormat::Array;
     else
         throw DatasetError(
-            file, place, "bad banner: unknown format " + quoted(words[1]) + "; expected coordinate or array");
+            file, place, "bad banner: unknown format " + quotedToken(words[1]) + "; expected coordinate or array");
 
     const std::string field = lowerCase(words[2]);
     if (field == "real" || field == "double") // "double": not in the format, but some writers use it
@@ -169,7 +81,7 @@ MmHeader parseBanner(std::string_view line, const std::string& file)
         throw DatasetError(file, place, "complex matrices are not supported (spmv reads real, integer and pattern)");
     else
         throw DatasetError(file, place,
-            "bad banner: unknown field " + quoted(words[2]) + "; expected real, integer, pattern or complex");
+            "bad banner: unknown field " + quotedToken(words[2]) + "; expected real, integer, pattern or complex");
 
     const std::string symmetry = lowerCase(words[3]);
     if (symmetry == "general")
@@ -183,7 +95,7 @@ MmHeader parseBanner(std::string_view line, const std::string& file)
             file, place, "hermitian matrices are not supported (spmv reads general, symmetric and skew-symmetric)");
     else
         throw DatasetError(file, place,
-            "bad banner: unknown symmetry " + quoted(words[3])
+            "bad banner: unknown symmetry " + quotedToken(words[3])
                 + "; expected general, symmetric, skew-symmetric or hermitian");
 
     if (header.field == MmField::Pattern && header.format == MmFormat::Array)
@@ -217,14 +129,14 @@ SizeLine parseSizeLine(std::string_view line, const MmHeader& header, const std:
         const NumberStatus status = parseUnsigned(token, numbers[count]);
         if (status == NumberStatus::OutOfRange)
             throw DatasetError(file, place,
-                "bad size line: " + std::string(names[count]) + " " + quoted(token) + " does not fit in 64 bits");
+                "bad size line: " + std::string(names[count]) + " " + quotedToken(token) + " does not fit in 64 bits");
         if (status != NumberStatus::Ok) {
             std::int64_t negative = 0;
             if (token.front() == '-' && parseInteger(token, negative) == NumberStatus::Ok)
                 throw DatasetError(
                     file, place, "bad size line: negative " + std::string(names[count]) + " " + std::string(token));
             throw DatasetError(file, place,
-                "bad size line: " + std::string(names[count]) + " " + quoted(token)
+                "bad size line: " + std::string(names[count]) + " " + quotedToken(token)
                     + " is not a non-negative integer; expected " + form);
         }
     }
@@ -295,12 +207,12 @@ public:
                 return static_cast<double>(integer);
             case NumberStatus::NotAnInteger:
                 throw DatasetError(m_file, linePlace(line, column),
-                    "value " + quoted(token) + " is not an integer, but the banner declares an integer matrix");
+                    "value " + quotedToken(token) + " is not an integer, but the banner declares an integer matrix");
             case NumberStatus::OutOfRange:
-                throw DatasetError(
-                    m_file, linePlace(line, column), "integer value " + quoted(token) + " does not fit in 64 bits");
+                throw DatasetError(m_file, linePlace(line, column),
+                    "integer value " + quotedToken(token) + " does not fit in 64 bits");
             default:
-                throw DatasetError(m_file, linePlace(line, column), "value " + quoted(token) + " is not a number");
+                throw DatasetError(m_file, linePlace(line, column), "value " + quotedToken(token) + " is not a number");
             }
         }
         double value = 0;
@@ -309,14 +221,13 @@ public:
             break;
         case NumberStatus::OutOfRange:
             throw DatasetError(
-                m_file, linePlace(line, column), "value " + quoted(token) + " is out of the range of a double");
+                m_file, linePlace(line, column), "value " + quotedToken(token) + " is out of the range of a double");
         default:
-            throw DatasetError(m_file, linePlace(line, column), "value " + quoted(token) + " is not a number");
+            throw DatasetError(m_file, linePlace(line, column), "value " + quotedToken(token) + " is not a number");
         }
         if (!m_options.allowNonFinite && !std::isfinite(value))
             throw DatasetError(m_file, linePlace(line, column),
-                std::string(std::isnan(value) ? "value NaN" : "an infinite value")
-                    + " (non-finite values are rejected; allow them with --allow-nonfinite)");
+                std::string(std::isnan(value) ? "value NaN" : "an infinite value") + kNonFiniteHint);
         return value;
     }
 
@@ -337,7 +248,7 @@ std::uint64_t parseIndex(std::string_view token, std::uint64_t dimension, const 
         std::int64_t negative = 0;
         if (parseInteger(token, negative) != NumberStatus::Ok)
             throw DatasetError(file, linePlace(line, column),
-                std::string(what) + " index " + quoted(token) + " is not a positive integer");
+                std::string(what) + " index " + quotedToken(token) + " is not a positive integer");
     }
     const std::string range = dimension == 0 ? std::string("range: the matrix has no ") + what + "s"
                                              : "range 1.." + std::to_string(dimension);
@@ -450,11 +361,6 @@ void readArrayValues(LineCursor& lines, const MmHeader& header, const SizeLine& 
                 + " (size line " + std::to_string(sizeLine) + ")");
 }
 
-std::string plural(std::uint64_t n, const char* one, const char* many)
-{
-    return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
 // --- MEX folders -----------------------------------------------------------------------------------------------
 
 std::string firstExisting(const std::filesystem::path& directory, std::initializer_list<const char*> names)
@@ -506,7 +412,7 @@ void checkNameCount(const std::vector<std::string>& names, std::uint64_t expecte
     if (names.size() != expected)
         throw DatasetError(namesFile, "",
             plural(names.size(), "name (line)", "names (lines)") + ", but " + baseName(matrixFile) + " has "
-                + plural(expected, dimension, (std::string(dimension) + "s").c_str()));
+                + plural(expected, dimension));
 }
 
 } // namespace
@@ -674,9 +580,7 @@ CsrMatrix csrFromTriplets(std::uint64_t rows, std::uint64_t cols, std::vector<st
 CsrMatrix readMatrixMarket(const std::string& path, const ReadOptions& options)
 {
     std::string text = readTextFile(path);
-    std::string_view view = text;
-    if (view.substr(0, 3) == "\xEF\xBB\xBF")
-        view.remove_prefix(3);
+    const std::string_view view = withoutBom(text);
     LineCursor lines(view);
     std::string_view line;
     if (std::all_of(view.begin(), view.end(), [](char c) { return isBlank(c) || c == '\n'; }))

@@ -9,7 +9,9 @@
 #include "data/hdf5_file.h"
 #include "data/host_memory.h"
 #include "data/line_cursor.h"
+#include "data/number_text.h"
 #include "data/random.h"
+#include "data/reader_messages.h"
 #include "data/text_file.h"
 
 #include <algorithm>
@@ -32,27 +34,10 @@ namespace ks::data {
 
 namespace {
 
-constexpr const char* kNonFiniteHint = " (non-finite values are rejected; allow them with --allow-nonfinite)";
 constexpr const char* kGenerator = "generator";
 constexpr const char* kAxisNames[3] = {"x", "y", "z"};
 /// How many dataset names an HDF5 error lists before "and N more".
 constexpr std::size_t kNamesListed = 8;
-
-std::string_view trimmed(std::string_view s)
-{
-    while (!s.empty() && isBlank(s.front()))
-        s.remove_prefix(1);
-    while (!s.empty() && isBlank(s.back()))
-        s.remove_suffix(1);
-    return s;
-}
-
-std::string_view withoutBom(std::string_view text)
-{
-    if (text.starts_with("\xEF\xBB\xBF"))
-        text.remove_prefix(3);
-    return text;
-}
 
 /// The next line of `lines` that is not blank; false at the end of the text.
 bool nextNonBlank(LineCursor& lines, std::string_view& line)
@@ -72,44 +57,6 @@ template <std::size_t N> std::size_t tokens(std::string_view line, std::array<st
         if (count++ < N)
             out[count - 1] = t;
     return count;
-}
-
-std::string shown(std::string_view token)
-{
-    constexpr std::size_t kShown = 40;
-    if (token.size() > kShown)
-        return "'" + std::string(token.substr(0, kShown)) + "...'";
-    return "'" + std::string(token) + "'";
-}
-
-std::string plural(std::uint64_t n, const char* word)
-{
-    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
-
-std::string vertices(std::uint64_t n)
-{
-    return std::to_string(n) + (n == 1 ? " vertex" : " vertices");
-}
-
-enum class NumberStatus { Ok, NotANumber, OutOfRange };
-
-NumberStatus parseReal(std::string_view token, double& value)
-{
-    // from_chars takes no '+'; strip it, but not in front of a '-' ("+-1" is not a number).
-    if (token.size() > 1 && token.front() == '+' && token[1] != '-')
-        token.remove_prefix(1);
-    const char* end = token.data() + token.size();
-    const auto [ptr, ec] = std::from_chars(token.data(), end, value);
-    if (ec == std::errc::result_out_of_range && ptr == end) {
-        // from_chars reports underflow too; strtod tells it (a tiny value, kept as its nearest double) from overflow.
-        const std::string copy(token);
-        value = std::strtod(copy.c_str(), nullptr);
-        return std::isinf(value) ? NumberStatus::OutOfRange : NumberStatus::Ok;
-    }
-    if (ec != std::errc() || ptr != end || token.empty())
-        return NumberStatus::NotANumber;
-    return NumberStatus::Ok;
 }
 
 bool isNumber(std::string_view token)
@@ -144,9 +91,9 @@ double parseCoordinate(std::string_view token, int axis, const std::string& file
     if (token.empty())
         throw DatasetError(file, place, name + " is empty");
     if (status == NumberStatus::NotANumber)
-        throw DatasetError(file, place, name + " " + shown(token) + " is not a number");
+        throw DatasetError(file, place, name + " " + quotedToken(token) + " is not a number");
     if (status == NumberStatus::OutOfRange)
-        throw DatasetError(file, place, name + " " + shown(token) + " is out of the range of a double");
+        throw DatasetError(file, place, name + " " + quotedToken(token) + " is out of the range of a double");
     nonFinite(value, axis, file, place);
 }
 
@@ -161,7 +108,7 @@ std::uint64_t frameParam(const ReadOptions& options, const std::string& file)
     const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), frame);
     if (ec != std::errc() || ptr != s.data() + s.size() || frame == 0)
         throw DatasetError(
-            file, "parameter frame", shown(it->second) + " is not a frame number (a whole number from 1)");
+            file, "parameter frame", quotedToken(it->second) + " is not a frame number (a whole number from 1)");
     return frame;
 }
 
@@ -172,12 +119,6 @@ void requireSingleFrame(const ReadOptions& options, const std::string& file, con
     if (frame != 1)
         throw DatasetError(file, "parameter frame",
             "frame " + std::to_string(frame) + " requested, but " + format + " holds a single frame");
-}
-
-std::uint64_t saturatingMul(std::uint64_t a, std::uint64_t b)
-{
-    std::uint64_t product = 0;
-    return __builtin_mul_overflow(a, b, &product) ? std::numeric_limits<std::uint64_t>::max() : product;
 }
 
 /// Reserves room for `count` points after checking the memory (three doubles each); `plausible` caps the reservation
@@ -377,7 +318,8 @@ PlyHeader parsePlyHeader(std::string_view bytes, const std::string& file)
                 header.format = PlyFormat::BinaryBigEndian;
             else
                 throw DatasetError(file, linePlace(number),
-                    "unknown format " + shown(t[1]) + "; expected ascii, binary_little_endian or binary_big_endian");
+                    "unknown format " + quotedToken(t[1])
+                        + "; expected ascii, binary_little_endian or binary_big_endian");
             haveFormat = true;
         } else if (keyword == "element") {
             if (count != 3)
@@ -387,8 +329,8 @@ PlyHeader parsePlyHeader(std::string_view bytes, const std::string& file)
             element.line = number;
             const auto [ptr, ec] = std::from_chars(t[2].data(), t[2].data() + t[2].size(), element.count);
             if (ec != std::errc() || ptr != t[2].data() + t[2].size())
-                throw DatasetError(
-                    file, linePlace(number, 3), "element count " + shown(t[2]) + " is not a non-negative whole number");
+                throw DatasetError(file, linePlace(number, 3),
+                    "element count " + quotedToken(t[2]) + " is not a non-negative whole number");
             header.elements.push_back(std::move(element));
         } else if (keyword == "property") {
             if (header.elements.empty())
@@ -398,7 +340,7 @@ PlyHeader parsePlyHeader(std::string_view bytes, const std::string& file)
                 const auto type = plyType(t[index]);
                 if (!type)
                     throw DatasetError(file, linePlace(number, index + 1),
-                        "unknown property type " + shown(t[index])
+                        "unknown property type " + quotedToken(t[index])
                             + "; expected char, uchar, short, ushort, int, uint, float, double or int8 ... float64");
                 return *type;
             };
@@ -421,7 +363,7 @@ PlyHeader parsePlyHeader(std::string_view bytes, const std::string& file)
             }
             header.elements.back().properties.push_back(std::move(property));
         } else {
-            throw DatasetError(file, linePlace(number), "unknown header keyword " + shown(keyword));
+            throw DatasetError(file, linePlace(number), "unknown header keyword " + quotedToken(keyword));
         }
     }
     throw DatasetError(file, "end of file", "the header has no end_header line");
@@ -547,7 +489,7 @@ void readPlyBinary(std::string_view bytes, const PlyHeader& header, std::size_t 
     if (const std::uint64_t fixed = vertex.fixedSize(); fixed > 0 && size - offset < saturatingMul(fixed, vertex.count))
         throw DatasetError(file, "byte " + std::to_string(offset),
             "the body holds " + std::to_string(size - offset) + " bytes after the elements before it, but "
-                + vertices(vertex.count) + " of " + std::to_string(fixed) + " bytes need "
+                + plural(vertex.count, "vertex", "vertices") + " of " + std::to_string(fixed) + " bytes need "
                 + std::to_string(fixed * vertex.count) + " (the file is truncated?)");
     reservePoints(cloud, vertex.count, (size - offset) / 3 + 1, file, linePlace(vertex.line));
     std::vector<int> axisOf(vertex.properties.size(), -1);
@@ -589,7 +531,7 @@ void readPlyAscii(std::string_view bytes, const PlyHeader& header, std::size_t v
     for (std::uint64_t item = 0; item < vertex.count; ++item) {
         if (!nextNonBlank(lines, line))
             throw DatasetError(file, "end of file",
-                "the body ends after " + std::to_string(item) + " of the " + vertices(vertex.count)
+                "the body ends after " + std::to_string(item) + " of the " + plural(vertex.count, "vertex", "vertices")
                     + " the header declares");
         const std::size_t number = lineBase + lines.number();
         std::size_t pos = 0;
@@ -614,7 +556,7 @@ void readPlyAscii(std::string_view bytes, const PlyHeader& header, std::size_t v
                 const auto [ptr, ec] = std::from_chars(token.data(), token.data() + token.size(), length);
                 if (ec != std::errc() || ptr != token.data() + token.size())
                     throw DatasetError(file, linePlace(number, field),
-                        "list length " + shown(token) + " of property " + p.name
+                        "list length " + quotedToken(token) + " of property " + p.name
                             + " is not a non-negative whole number");
                 for (std::uint64_t i = 0; i < length; ++i)
                     nextValue();
@@ -644,47 +586,29 @@ bool isPointShape(const h5::DatasetInfo& d)
     return (d.isFloat || d.isInteger) && (d.dims.size() == 2 || d.dims.size() == 3) && d.dims.back() == 3;
 }
 
-std::string listing(const std::vector<std::string>& names)
-{
-    std::string text;
-    for (std::size_t i = 0; i < names.size() && i < kNamesListed; ++i)
-        text += (i == 0 ? "" : ", ") + names[i];
-    if (names.size() > kNamesListed)
-        text += " and " + std::to_string(names.size() - kNamesListed) + " more";
-    return text;
-}
-
 /// The dataset to read: ReadOptions::h5Path (a dataset, or a group to search), else the only N × 3 or
 /// frames × N × 3 numeric dataset; a file holding one dataset of another shape reads it, so the error names it.
 std::string choosePoints(const h5::File& file, const ReadOptions& options)
 {
-    const h5::PathTarget target = h5::resolvePath(file, options.h5Path);
-    if (!target.dataset.empty())
-        return target.dataset;
-    const std::string& group = target.group;
-    const std::string prefix = group == "/" ? "/" : group + "/";
-    std::vector<std::string> all;
-    std::vector<std::string> allPaths;
-    std::vector<std::string> candidates;
-    for (const auto& d : file.datasets()) {
-        if (d.path.compare(0, prefix.size(), prefix) != 0)
-            continue;
-        all.push_back(d.path + " (" + d.type + " " + extents(d.dims) + ")");
-        allPaths.push_back(d.path);
-        if (isPointShape(d))
-            candidates.push_back(d.path);
+    const h5::DatasetSearch search = h5::searchDatasets(file, options.h5Path, isPointShape);
+    if (!search.chosen.empty())
+        return search.chosen;
+    if (search.fitting.size() > 1) {
+        std::vector<std::string> paths;
+        for (const auto& d : search.fitting)
+            paths.push_back(d.path);
+        file.fail("",
+            "several N × 3 datasets in " + search.where() + " (" + listing(paths, kNamesListed)
+                + "); choose one with --h5-path");
     }
-    const std::string where = group == "/" ? "the file" : "group " + group;
-    if (candidates.size() == 1)
-        return candidates.front();
-    if (candidates.size() > 1)
-        file.fail(
-            "", "several N × 3 datasets in " + where + " (" + listing(candidates) + "); choose one with --h5-path");
-    if (allPaths.size() == 1)
-        return allPaths.front();
+    if (search.all.size() == 1)
+        return search.all.front().path;
+    std::vector<std::string> all;
+    for (const auto& d : search.all)
+        all.push_back(d.path + " (" + d.type + " " + extents(d.dims) + ")");
     file.fail("",
-        "no N × 3 or frames × N × 3 numeric dataset in " + where + " (it has "
-            + (all.empty() ? std::string("no datasets") : listing(all)) + ")");
+        "no N × 3 or frames × N × 3 numeric dataset in " + search.where() + " (it has "
+            + (all.empty() ? std::string("no datasets") : listing(all, kNamesListed)) + ")");
 }
 
 // --- generators -------------------------------------------------------------------------------------------------
@@ -695,13 +619,6 @@ constexpr std::uint64_t kUniformStream = 1; // uniform, streams 1..3, index = po
 constexpr std::uint64_t kCentreStream = 8; // uniform, streams 8..10, index = cluster
 constexpr std::uint64_t kMemberStream = 12; // uniform, index = point: its cluster
 constexpr std::uint64_t kOffsetStream = 16; // normal(): streams 32..37, index = point
-
-std::string formatNumber(double value)
-{
-    char buffer[48];
-    std::snprintf(buffer, sizeof buffer, "%.10g", value);
-    return buffer;
-}
 
 void checkGenerator(const CloudGenerator& g)
 {
@@ -766,7 +683,7 @@ PointCloud readXyz(const std::string& path, const ReadOptions& options)
                         + std::to_string(previousCountLine) + ") declares");
             throw DatasetError(path, linePlace(countLine),
                 "bad count line: expected the number of atoms (a non-negative whole number), found "
-                    + shown(trimmed(line)));
+                    + quotedToken(trimmed(line)));
         }
         ++frames;
         previousCount = count;
@@ -1069,9 +986,7 @@ Dataset makePointDataset(PointCloud cloud, std::string name, std::string source)
 Dataset loadPointCloud(const std::string& path, const ReadOptions& options)
 {
     std::string name = baseName(path);
-    std::string lower = name;
-    for (char& c : lower)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string lower = lowerCase(name);
     const bool hdf5Extension = lower.ends_with(".h5") || lower.ends_with(".hdf5");
     if (lower.ends_with(".gz"))
         lower.resize(lower.size() - 3);

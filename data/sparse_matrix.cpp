@@ -8,7 +8,10 @@
 #include "data/hash.h"
 #include "data/hdf5_file.h"
 #include "data/host_memory.h"
+#include "data/line_cursor.h"
+#include "data/number_text.h"
 #include "data/random.h"
+#include "data/reader_messages.h"
 #include "data/text_file.h"
 
 #include <algorithm>
@@ -47,36 +50,6 @@ constexpr double kMinExponent = 1.05;
 
 const char* const kGenerator = "generator";
 
-/// The sequence of uniform draws of one row in one stream.
-class Draws {
-public:
-    Draws(const CounterRng& rng, std::uint64_t stream, std::uint64_t index)
-        : m_rng(rng)
-        , m_stream(stream)
-        , m_index(index)
-    {
-    }
-    double uniform() { return m_rng.uniform(m_stream + m_next++, m_index); }
-    /// Box–Muller.
-    double normal()
-    {
-        const double u1 = 1.0 - uniform(); // (0, 1]
-        const double u2 = uniform();
-        return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
-    }
-    /// Uniform in [0, n) (the bias of 53-bit uniforms is below 2^-22 for n < 2^31).
-    std::uint64_t below(std::uint64_t n)
-    {
-        return std::min<std::uint64_t>(n - 1, static_cast<std::uint64_t>(uniform() * static_cast<double>(n)));
-    }
-
-private:
-    const CounterRng& m_rng;
-    std::uint64_t m_stream;
-    std::uint64_t m_index;
-    std::uint64_t m_next = 0;
-};
-
 /// Binomial(n, p) row lengths: inversion through a CDF table built once (lower_bound of a uniform) for small
 /// variance, the rounded normal approximation above kBinomialNormalAbove; p > 1/2 by symmetry, so (1 − p)^n never
 /// underflows when the table starts.
@@ -103,7 +76,7 @@ public:
         }
     }
 
-    std::uint64_t draw(Draws& draws) const
+    std::uint64_t draw(DrawSequence& draws) const
     {
         std::uint64_t k = 0;
         if (!m_cdf.empty())
@@ -135,7 +108,7 @@ void drawColumns(const CounterRng& rng, std::uint64_t row, std::uint64_t cols, s
         std::iota(out, out + cols, 0);
         return;
     }
-    Draws draws(rng, kColumnStream, row);
+    DrawSequence draws(rng, kColumnStream, row);
     if (k * kBitmapRatio >= cols) {
         const std::uint64_t words = (cols + 63) / 64;
         bitmap.assign(words, 0);
@@ -278,13 +251,6 @@ private:
     double m_logC = 0.0;
     std::vector<double> m_prefix;
 };
-
-std::string formatNumber(double value)
-{
-    char buffer[48];
-    std::snprintf(buffer, sizeof buffer, "%.10g", value);
-    return buffer;
-}
 
 void checkDimension(std::uint64_t value, const char* name)
 {
@@ -438,36 +404,19 @@ CsrMatrix laplacian(std::uint64_t side, int dimensions, const std::string& what)
 
 // --- the x vector ---------------------------------------------------------------------------------------------
 
-void checkFinite(double value, const std::string& file, const std::string& place, const ReadOptions& options)
-{
-    if (!options.allowNonFinite && !std::isfinite(value))
-        throw DatasetError(file, place,
-            std::string(std::isnan(value) ? "NaN" : "an infinite value")
-                + " (non-finite values are rejected; allow them with --allow-nonfinite)");
-}
-
 std::vector<double> readVectorText(const std::string& path, const ReadOptions& options)
 {
     const std::string text = readTextFile(path);
-    std::string_view rest(text);
-    if (rest.starts_with("\xEF\xBB\xBF"))
-        rest.remove_prefix(3);
     std::vector<double> x;
     x.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
-    std::size_t line = 0;
-    while (!rest.empty()) {
-        ++line;
-        const auto eol = rest.find('\n');
-        std::string_view field = rest.substr(0, eol);
-        rest.remove_prefix(eol == std::string_view::npos ? rest.size() : eol + 1);
-        while (!field.empty() && (field.front() == ' ' || field.front() == '\t'))
-            field.remove_prefix(1);
-        while (!field.empty() && (field.back() == ' ' || field.back() == '\t' || field.back() == '\r'))
-            field.remove_suffix(1);
+    LineCursor lines(withoutBom(text));
+    std::string_view line;
+    while (lines.next(line)) {
+        const std::string_view field = trimmed(line);
         if (field.empty() || field.front() == '#')
             continue;
-        const double value = parseNumberField(field, path, line, 0);
-        checkFinite(value, path, linePlace(line), options);
+        const double value = parseNumberField(field, path, lines.number(), 0);
+        checkFinite(value, path, linePlace(lines.number()), options);
         x.push_back(value);
     }
     if (x.empty())
@@ -477,57 +426,27 @@ std::vector<double> readVectorText(const std::string& path, const ReadOptions& o
     return x;
 }
 
-std::string parentOf(const std::string& path)
-{
-    const auto slash = path.find_last_of('/');
-    return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
-}
-
-std::string describe(const h5::DatasetInfo& d)
-{
-    std::string shape;
-    for (std::size_t i = 0; i < d.dims.size(); ++i)
-        shape += (i == 0 ? "" : "×") + std::to_string(d.dims[i]);
-    return d.path + " (" + d.type + (shape.empty() ? "" : " " + shape) + ")";
-}
-
 /// The vector dataset: ReadOptions::h5Path (a dataset, or a group to search), else the only 1-D numeric dataset
 /// that is not part of a sparse group (data, indices, indptr and shape beside them), so x can live in the matrix's
 /// file.
 std::string chooseVector(const h5::File& file, const ReadOptions& options)
 {
-    const h5::PathTarget target = h5::resolvePath(file, options.h5Path);
-    if (!target.dataset.empty())
-        return target.dataset;
-    const std::string& group = target.group;
-    const std::string prefix = group == "/" ? "/" : group + "/";
-    std::vector<std::string> all;
-    std::vector<h5::DatasetInfo> candidates;
-    for (auto& d : file.datasets()) {
-        if (d.path.compare(0, prefix.size(), prefix) != 0)
-            continue;
-        all.push_back(describe(d));
-        const std::string parent = parentOf(d.path);
-        const std::string parentPrefix = parent == "/" ? "/" : parent + "/";
-        const bool inSparseGroup = file.hasDataset(parentPrefix + "data") && file.hasDataset(parentPrefix + "indices")
-            && file.hasDataset(parentPrefix + "indptr");
-        if (d.dims.size() == 1 && (d.isFloat || d.isInteger) && !inSparseGroup)
-            candidates.push_back(std::move(d));
-    }
-    const std::string where = group == "/" ? "the file" : "group " + group;
-    if (candidates.size() == 1)
-        return candidates.front().path;
-    std::string listing;
-    if (candidates.empty()) {
-        for (const auto& d : all)
-            listing += (listing.empty() ? "" : ", ") + d;
+    const auto isVector = [&file](const h5::DatasetInfo& d) {
+        const std::string parent = h5::parentPath(d.path);
+        const bool inSparseGroup = file.hasDataset(h5::childPath(parent, "data"))
+            && file.hasDataset(h5::childPath(parent, "indices")) && file.hasDataset(h5::childPath(parent, "indptr"));
+        return d.dims.size() == 1 && (d.isFloat || d.isInteger) && !inSparseGroup;
+    };
+    const h5::DatasetSearch search = h5::searchDatasets(file, options.h5Path, isVector);
+    if (!search.chosen.empty())
+        return search.chosen;
+    if (search.fitting.empty())
         file.fail("",
-            "no 1-D numeric dataset (a vector) in " + where + " (it has "
-                + (listing.empty() ? std::string("no datasets") : listing) + ")");
-    }
-    for (const auto& d : candidates)
-        listing += (listing.empty() ? "" : ", ") + describe(d);
-    file.fail("", "several 1-D numeric datasets in " + where + " (" + listing + "); choose one with --h5-path");
+            "no 1-D numeric dataset (a vector) in " + search.where() + " (it has "
+                + (search.all.empty() ? std::string("no datasets") : listing(h5::describe(search.all))) + ")");
+    file.fail("",
+        "several 1-D numeric datasets in " + search.where() + " (" + listing(h5::describe(search.fitting))
+            + "); choose one with --h5-path");
 }
 
 std::vector<double> readVectorHdf5(const std::string& path, const ReadOptions& options)
@@ -576,7 +495,7 @@ CsrMatrix generateSparse(const SparseGenerator& g)
             kGenerator, what, "the expected non-zeros");
         const BinomialLengths lengths(cols, g.density);
         auto rowLength = [&](std::uint64_t r) {
-            Draws draws(rng, kLengthStream, r);
+            DrawSequence draws(rng, kLengthStream, r);
             return lengths.draw(draws);
         };
         return buildRows(rows, cols, what, rowLength, randomRow);
@@ -592,7 +511,7 @@ CsrMatrix generateSparse(const SparseGenerator& g)
         auto rowLength = [&](std::uint64_t r) {
             const double length = lengths.length(rankOf(r) + 1);
             const double whole = std::floor(length);
-            Draws draws(rng, kLengthStream, r);
+            DrawSequence draws(rng, kLengthStream, r);
             const auto rounded = static_cast<std::uint64_t>(whole) + (draws.uniform() < length - whole ? 1 : 0);
             return std::min(rounded, cols);
         };
