@@ -9,7 +9,8 @@ namespace ks::data {
 /// the fields whose comments name it and ignores the rest.
 struct ReadOptions {
     /// Keep NaN/Inf instead of rejecting the file: read by the series, point-cloud and sparse-matrix readers and by
-    /// readVector. The expression-table readers reject them whatever this says (log-ratios need finite values).
+    /// readVector. The expression-table readers ignore it: an infinity is always an error there and a NaN a missing
+    /// value (their `na` parameter).
     bool allowNonFinite = false;
     /// The group or dataset to read from an HDF5 file with several candidates: read by every HDF5 reader, ignored by
     /// the text formats. loadSparseMatrix applies it to the matrix's file only, never to vectorPath.
