@@ -1,6 +1,8 @@
 #include "data/delimited_text.h"
 
 #include "data/dataset_error.h"
+#include "data/line_cursor.h"
+#include "data/number_text.h"
 
 #include <algorithm>
 #include <charconv>
@@ -10,14 +12,6 @@
 namespace ks::data {
 
 namespace {
-std::string_view stripBom(std::string_view text)
-{
-    if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xEF && static_cast<unsigned char>(text[1]) == 0xBB
-        && static_cast<unsigned char>(text[2]) == 0xBF)
-        text.remove_prefix(3);
-    return text;
-}
-
 bool isBlankOrComment(std::string_view line, char commentChar)
 {
     for (char c : line) {
@@ -31,15 +25,11 @@ bool isBlankOrComment(std::string_view line, char commentChar)
 
 Delimiter detectDelimiter(std::string_view text, char commentChar)
 {
-    std::size_t pos = 0;
     std::size_t commas = 0, tabs = 0, semicolons = 0;
     bool quoted = false;
-    while (pos < text.size()) {
-        std::size_t end = text.find('\n', pos);
-        if (end == std::string_view::npos)
-            end = text.size();
-        std::string_view line = text.substr(pos, end - pos);
-        pos = end + 1;
+    LineCursor lines(text);
+    std::string_view line;
+    while (lines.next(line)) {
         if (!quoted && isBlankOrComment(line, commentChar))
             continue;
         for (char c : line) {
@@ -94,19 +84,13 @@ int spaceOnly(unsigned char c)
 Delimiter parseWhitespace(
     std::string_view text, const DelimitedOptions& options, const std::function<bool(TextRow&)>& onRow)
 {
-    std::size_t pos = 0;
-    std::size_t lineNumber = 0;
-    while (pos < text.size()) {
-        std::size_t end = text.find('\n', pos);
-        if (end == std::string_view::npos)
-            end = text.size();
-        std::string_view line = text.substr(pos, end - pos);
-        pos = end + 1;
-        ++lineNumber;
+    LineCursor lines(text);
+    std::string_view line;
+    while (lines.next(line)) {
         if (isBlankOrComment(line, options.commentChar))
             continue;
         TextRow row;
-        row.line = lineNumber;
+        row.line = lines.number();
         std::size_t i = 0;
         while (i < line.size()) {
             while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
@@ -144,7 +128,7 @@ const char* delimiterName(Delimiter d)
 Delimiter parseDelimitedText(std::string_view text, const std::string& file, const DelimitedOptions& options,
     const std::function<bool(TextRow&)>& onRow)
 {
-    text = stripBom(text);
+    text = withoutBom(text);
     Delimiter delimiter = options.delimiter;
     if (delimiter == Delimiter::Auto)
         delimiter = detectDelimiter(text, options.commentChar);
@@ -196,17 +180,11 @@ Delimiter parseDelimitedText(std::string_view text, const std::string& file, con
 
 double parseNumberField(std::string_view field, const std::string& file, std::size_t line, std::size_t column)
 {
-    std::string_view s = field;
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-        s.remove_suffix(1);
+    const std::string_view s = trimmed(field);
     if (s.empty())
         throw DatasetError(file, linePlace(line, column), "empty cell where a number was expected");
-    std::string_view digits = s;
-    // from_chars takes no '+'; strip it, but not in front of a '-' ("+-1" is not a number).
-    if (digits.size() > 1 && digits.front() == '+' && digits[1] != '-')
-        digits.remove_prefix(1);
+    // Not parseReal: a cell whose value underflows a double is out of range here too.
+    const std::string_view digits = withoutPlus(s);
     double value = 0.0;
     const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
     if (ec == std::errc::result_out_of_range)

@@ -1,5 +1,8 @@
 #pragma once
 
+// Expression tables, the lrv workload's dataset: the value type, its readers and writers (TSV/CSV text, HDF5), the
+// generator and the dataset. Each format is one file of data/expression_table/.
+
 #include "data/dataset.h"
 #include "data/read_options.h"
 

@@ -311,6 +311,16 @@ std::vector<DatasetInfo> File::datasets() const
     return result;
 }
 
+std::vector<DatasetInfo> File::datasets(const std::string& group) const
+{
+    const std::string prefix = childPath(group, "");
+    std::vector<DatasetInfo> inGroup;
+    for (auto& d : datasets())
+        if (d.path.compare(0, prefix.size(), prefix) == 0)
+            inGroup.push_back(std::move(d));
+    return inGroup;
+}
+
 namespace {
 /// The type of the object at `path`, or H5O_TYPE_UNKNOWN when there is none. Each link on the way is checked
 /// first, so a missing parent group is an answer, not an HDF5 error.
@@ -693,6 +703,34 @@ std::string normalisedPath(std::string path)
     return path;
 }
 
+std::string parentPath(const std::string& path)
+{
+    const auto slash = path.find_last_of('/');
+    return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
+}
+
+std::string childPath(const std::string& group, const std::string& name)
+{
+    return group == "/" ? "/" + name : group + "/" + name;
+}
+
+std::string describe(const DatasetInfo& info)
+{
+    std::string shape;
+    for (std::size_t i = 0; i < info.dims.size(); ++i)
+        shape += (i == 0 ? "" : "×") + std::to_string(info.dims[i]);
+    return info.path + " (" + info.type + (shape.empty() ? "" : " " + shape) + ")";
+}
+
+std::vector<std::string> describe(const std::vector<DatasetInfo>& infos)
+{
+    std::vector<std::string> text;
+    text.reserve(infos.size());
+    for (const auto& info : infos)
+        text.push_back(describe(info));
+    return text;
+}
+
 PathTarget resolvePath(const File& file, const std::string& h5Path)
 {
     PathTarget target;
@@ -707,6 +745,30 @@ PathTarget resolvePath(const File& file, const std::string& h5Path)
         file.fail("", "no dataset or group named " + path + " (--h5-path)");
     target.group = path;
     return target;
+}
+
+std::string DatasetSearch::where() const
+{
+    return group == "/" ? "the file" : "group " + group;
+}
+
+DatasetSearch searchDatasets(
+    const File& file, const std::string& h5Path, const std::function<bool(const DatasetInfo&)>& fits)
+{
+    const PathTarget target = resolvePath(file, h5Path);
+    DatasetSearch search;
+    if (!target.dataset.empty()) {
+        search.chosen = target.dataset;
+        return search;
+    }
+    search.group = target.group;
+    search.all = file.datasets(search.group);
+    for (const auto& d : search.all)
+        if (fits(d))
+            search.fitting.push_back(d);
+    if (search.fitting.size() == 1)
+        search.chosen = search.fitting.front().path;
+    return search;
 }
 
 } // namespace ks::data::h5

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -39,6 +40,8 @@ public:
 
     /// Every dataset in the file, depth first, in name order.
     std::vector<DatasetInfo> datasets() const;
+    /// The datasets in `group` and the groups below it, in the same order.
+    std::vector<DatasetInfo> datasets(const std::string& group) const;
     /// Every group in the file, "/" first.
     std::vector<std::string> groups() const;
     bool hasDataset(const std::string& path) const;
@@ -95,6 +98,30 @@ bool looksLikeHdf5(const std::string& path);
 
 /// "/a/b" from the --h5-path a user typed ("a/b", "/a/b/", …).
 std::string normalisedPath(std::string path);
+
+/// The group holding `path`: "/a" for "/a/b", "/" for "/b".
+std::string parentPath(const std::string& path);
+/// `name` in `group`: "/b" in "/", "/a/b" in "/a".
+std::string childPath(const std::string& group, const std::string& name);
+/// "/a/x (float64 3×4)": a dataset as the readers list it in their messages.
+std::string describe(const DatasetInfo& info);
+/// describe() of each.
+std::vector<std::string> describe(const std::vector<DatasetInfo>& infos);
+
+/// A reader's search for the one dataset it reads: the dataset --h5-path names, else every dataset in the group it
+/// names (the whole file when it is empty) and those of them that `fits`. `chosen` is the named dataset or the only
+/// one that fits; empty, the reader decides or fails, its message listing `all` or `fitting`.
+struct DatasetSearch {
+    std::string chosen;
+    std::string group = "/";
+    std::vector<DatasetInfo> all;
+    std::vector<DatasetInfo> fitting;
+
+    /// "the file" or "group /g": where the search looked, as messages say it.
+    std::string where() const;
+};
+DatasetSearch searchDatasets(
+    const File& file, const std::string& h5Path, const std::function<bool(const DatasetInfo&)>& fits);
 
 /// Where --h5-path points: `dataset` when it names a dataset; otherwise `group`, the group to search ("/" when
 /// h5Path is empty). Fails, naming the path, when it names neither.

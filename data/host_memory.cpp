@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <unistd.h>
 
@@ -32,6 +33,18 @@ void requireHostMemory(std::uint64_t bytes, const std::string& file, const std::
     if (bytes > available)
         throw DatasetError(file, place,
             what + " needs " + formatBytes(bytes) + " of memory but only " + formatBytes(available) + " is available");
+}
+
+std::uint64_t saturatingMul(std::uint64_t a, std::uint64_t b)
+{
+    std::uint64_t product = 0;
+    return __builtin_mul_overflow(a, b, &product) ? std::numeric_limits<std::uint64_t>::max() : product;
+}
+
+std::uint64_t saturatingAdd(std::uint64_t a, std::uint64_t b)
+{
+    std::uint64_t sum = 0;
+    return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<std::uint64_t>::max() : sum;
 }
 
 std::string formatBytes(std::uint64_t bytes)

@@ -1,13 +1,18 @@
 #pragma once
 
+// Walking a text a line and a token at a time, and the small normalisations of a piece of text (blanks, a byte-order
+// mark, letter case) that every reader of text shares.
+
 #include <array>
+#include <cctype>
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace ks::data {
 
 /// A text in memory, one line at a time (LF or CRLF; the line handed out has neither), lines numbered from 1: what
-/// the hand-written text readers (Matrix Market, point clouds) walk their files with.
+/// every hand-written text reader walks its file with (the CSV/TSV path goes through libcsv instead).
 class LineCursor {
 public:
     explicit LineCursor(std::string_view text)
@@ -62,6 +67,33 @@ inline std::string_view nextToken(std::string_view line, std::size_t& pos)
     while (pos < line.size() && !isBlank(line[pos]))
         ++pos;
     return line.substr(start, pos - start);
+}
+
+/// `s` without blanks at either end.
+inline std::string_view trimmed(std::string_view s)
+{
+    while (!s.empty() && isBlank(s.front()))
+        s.remove_prefix(1);
+    while (!s.empty() && isBlank(s.back()))
+        s.remove_suffix(1);
+    return s;
+}
+
+/// `text` without a leading UTF-8 byte-order mark.
+inline std::string_view withoutBom(std::string_view text)
+{
+    if (text.starts_with("\xEF\xBB\xBF"))
+        text.remove_prefix(3);
+    return text;
+}
+
+/// `s` in ASCII lower case (extensions, banner words, attribute values are compared so).
+inline std::string lowerCase(std::string_view s)
+{
+    std::string out(s);
+    for (char& c : out)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
 }
 
 } // namespace ks::data

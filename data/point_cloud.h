@@ -1,7 +1,7 @@
 #pragma once
 
 // Point clouds, the sdh workload's dataset: the value type, its readers (XYZ, PDB, PLY, plain x y z text, HDF5
-// N×3 or frames×N×3) and generators.
+// N×3 or frames×N×3) and generators. Each format is one file of data/point_cloud/.
 
 #include "data/dataset.h"
 #include "data/read_options.h"

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <numbers>
@@ -43,6 +44,40 @@ public:
 
 private:
     std::uint64_t m_seed;
+};
+
+/// The draws of one index in consecutive streams (draw n is stream `firstStream` + n): as many random values per row
+/// or cell as its sampling needs (rejection, repeated draws), each still a function of (seed, index) only.
+class DrawSequence {
+public:
+    DrawSequence(const CounterRng& rng, std::uint64_t firstStream, std::uint64_t index)
+        : m_rng(rng)
+        , m_stream(firstStream)
+        , m_index(index)
+    {
+    }
+
+    double uniform() { return m_rng.uniform(m_stream + m_next++, m_index); }
+
+    /// Standard normal by Box–Muller from the next two uniforms.
+    double normal()
+    {
+        const double u1 = 1.0 - uniform(); // (0, 1]
+        const double u2 = uniform();
+        return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+    }
+
+    /// Uniform in [0, n) (the bias of 53-bit uniforms is below 2^-22 for n < 2^31).
+    std::uint64_t below(std::uint64_t n)
+    {
+        return std::min<std::uint64_t>(n - 1, static_cast<std::uint64_t>(uniform() * static_cast<double>(n)));
+    }
+
+private:
+    const CounterRng& m_rng;
+    std::uint64_t m_stream;
+    std::uint64_t m_index;
+    std::uint64_t m_next = 0;
 };
 
 } // namespace ks::data

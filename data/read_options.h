@@ -5,14 +5,21 @@
 
 namespace ks::data {
 
-/// Options every reader understands.
+/// What a caller may tell a dataset reader besides the path. Every field may keep its default; each reader reads only
+/// the fields whose comments name it and ignores the rest.
 struct ReadOptions {
-    bool allowNonFinite = false; ///< keep NaN/Inf instead of rejecting the file
-    std::string h5Path; ///< the group or dataset to read from an HDF5 file with several candidates
-    /// A second operand from its own file, for workloads that have one (spmv's x); empty: generated.
+    /// Keep NaN/Inf instead of rejecting the file: read by the series, point-cloud and sparse-matrix readers and by
+    /// readVector. The expression-table readers ignore it: an infinity is always an error there and a NaN a missing
+    /// value (their `na` parameter).
+    bool allowNonFinite = false;
+    /// The group or dataset to read from an HDF5 file with several candidates: read by every HDF5 reader, ignored by
+    /// the text formats. loadSparseMatrix applies it to the matrix's file only, never to vectorPath.
+    std::string h5Path;
+    /// Read only by loadSparseMatrix (spmv): x comes from this file (readVector) instead of being generated.
     std::string vectorPath;
-    /// Reader settings a workload declares as run parameters (lrv: orientation, zeros, na); keys it does not know
-    /// are ignored by the reader (the workload's parameter axes validate them).
+    /// The run's parameters. Read only by the readers that declare reader options, each at its own keys: the
+    /// expression-table readers (orientation, zeros, na) and the point-cloud readers (frame). Every other key, and
+    /// every other reader, ignores them; the workload's parameter axes validate the values.
     std::map<std::string, std::string> params;
 };
 

@@ -6,6 +6,7 @@
 #include "data/hdf5_file.h"
 #include "data/host_memory.h"
 #include "data/random.h"
+#include "data/reader_messages.h"
 #include "data/text_file.h"
 
 #include <algorithm>
@@ -27,15 +28,6 @@ bool isNumber(const std::string& field)
         return false;
     }
 }
-
-void checkFinite(double value, const std::string& file, const std::string& place, const ReadOptions& options)
-{
-    if (!options.allowNonFinite && !std::isfinite(value))
-        throw DatasetError(file, place,
-            std::string(std::isnan(value) ? "NaN" : "an infinite value")
-                + " (non-finite values are rejected; allow them with --allow-nonfinite)");
-}
-
 } // namespace
 
 Series2D readSeriesText(const std::string& path, const ReadOptions& options)
@@ -84,43 +76,36 @@ Series2D readSeriesHdf5(const std::string& path, const ReadOptions& options)
     std::string group = options.h5Path;
     if (group.empty()) {
         std::vector<std::string> candidates;
-        for (const auto& g : file.groups()) {
-            const std::string prefix = g == "/" ? "/" : g + "/";
-            if (file.hasDataset(prefix + "x") && file.hasDataset(prefix + "y"))
+        for (const auto& g : file.groups())
+            if (file.hasDataset(h5::childPath(g, "x")) && file.hasDataset(h5::childPath(g, "y")))
                 candidates.push_back(g);
-        }
         if (candidates.empty()) {
-            std::string listing;
+            std::vector<std::string> datasets;
             for (const auto& d : file.datasets())
-                listing += (listing.empty() ? "" : ", ") + d.path;
+                datasets.push_back(d.path);
             file.fail("",
                 "no group holds datasets named x and y (the file has: "
-                    + (listing.empty() ? std::string("no datasets") : listing) + ")");
+                    + (datasets.empty() ? std::string("no datasets") : listing(datasets)) + ")");
         }
-        if (candidates.size() > 1) {
-            std::string listing;
-            for (const auto& c : candidates)
-                listing += (listing.empty() ? "" : ", ") + c;
-            file.fail("", "several groups hold x and y (" + listing + "); choose one with --h5-path");
-        }
+        if (candidates.size() > 1)
+            file.fail("", "several groups hold x and y (" + listing(candidates) + "); choose one with --h5-path");
         group = candidates.front();
     }
     if (!group.empty() && group.front() != '/')
         group.insert(group.begin(), '/');
     // A path naming the x dataset itself selects its group.
-    if (file.hasDataset(group)) {
-        const auto slash = group.find_last_of('/');
-        group = slash == 0 ? "/" : group.substr(0, slash);
-    }
+    if (file.hasDataset(group))
+        group = h5::parentPath(group);
     if (!file.hasGroup(group))
         file.fail("group " + group, "no such group in the file");
-    const std::string prefix = group == "/" ? "/" : group + "/";
+    const std::string xPath = h5::childPath(group, "x");
+    const std::string yPath = h5::childPath(group, "y");
     for (const char* name : {"x", "y"})
-        if (!file.hasDataset(prefix + name))
+        if (!file.hasDataset(h5::childPath(group, name)))
             file.fail("group " + group, std::string("has no dataset named ") + name);
 
-    const auto xInfo = file.info(prefix + "x");
-    const auto yInfo = file.info(prefix + "y");
+    const auto xInfo = file.info(xPath);
+    const auto yInfo = file.info(yPath);
     for (const auto* info : {&xInfo, &yInfo}) {
         if (info->dims.size() != 1)
             file.fail(
@@ -137,8 +122,8 @@ Series2D readSeriesHdf5(const std::string& path, const ReadOptions& options)
     requireHostMemory(xInfo.dims[0] * 2 * sizeof(double), path, "group " + group, "reading x and y");
 
     Series2D series;
-    series.x = file.readDoubles(prefix + "x", 1, true);
-    series.y = file.readDoubles(prefix + "y", 1, true);
+    series.x = file.readDoubles(xPath, 1, true);
+    series.y = file.readDoubles(yPath, 1, true);
     series.storedType = xInfo.type == yInfo.type ? xInfo.type : xInfo.type + "/" + yInfo.type;
     for (std::size_t i = 0; i < series.x.size(); ++i) {
         checkFinite(series.x[i], path, "dataset " + xInfo.path + ", element " + std::to_string(i), options);

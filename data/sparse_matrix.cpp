@@ -1,719 +1,170 @@
-// The spmv workload's data beyond the file readers: the sparse generators, the x vector (generated or read), and the
-// dataset with its metadata.
+// The CSR model's own rules: its invariants (validateCsr) and the one way every reader builds it from coordinate
+// triplets (csrFromTriplets).
 
 #include "data/sparse_matrix.h"
 
 #include "data/dataset_error.h"
-#include "data/delimited_text.h"
-#include "data/hash.h"
-#include "data/hdf5_file.h"
-#include "data/host_memory.h"
-#include "data/random.h"
-#include "data/text_file.h"
 
 #include <algorithm>
-#include <array>
-#include <bit>
-#include <cmath>
-#include <cstdio>
-#include <filesystem>
-#include <limits>
-#include <numbers>
-#include <numeric>
-#include <span>
-#include <string_view>
+#include <stdexcept>
+#include <utility>
 
 namespace ks::data {
 
-namespace {
-
-// CounterRng streams: draw n of row r is bits(stream + n, r), a value's draw is bits(kValueStream + retry, position),
-// so every row is a function of (seed, row) only and the matrix is the same for any thread count. The bases are far
-// apart so no two uses share a stream.
-constexpr std::uint64_t kLengthStream = 1ULL << 40; // row lengths, index = row
-constexpr std::uint64_t kColumnStream = 2ULL << 40; // column draws, index = row
-constexpr std::uint64_t kValueStream = 3ULL << 40; // values, index = position in colIdx
-constexpr std::uint64_t kPermutationStream = 4ULL << 40; // Feistel round keys (power-law ranks)
-constexpr std::uint64_t kVectorStream = 5ULL << 40; // generateVector, index = element
-
-/// Rows per OpenMP work item: rows of one pattern cost about the same, except power-law rows, hence dynamic.
-constexpr std::int64_t kRowChunk = 2048;
-/// Above this variance a binomial row length is drawn from its normal approximation; below, by inversion.
-constexpr double kBinomialNormalAbove = 200.0;
-/// Rows of cols / kBitmapRatio entries or more take their columns through a bitmap instead of a sort.
-constexpr std::uint64_t kBitmapRatio = 1024;
-/// The power law's exponent must exceed 1; near 1 the rank law rank^(−1/(α−1)) overflows doubles.
-constexpr double kMinExponent = 1.05;
-
-const char* const kGenerator = "generator";
-
-/// The sequence of uniform draws of one row in one stream.
-class Draws {
-public:
-    Draws(const CounterRng& rng, std::uint64_t stream, std::uint64_t index)
-        : m_rng(rng)
-        , m_stream(stream)
-        , m_index(index)
-    {
-    }
-    double uniform() { return m_rng.uniform(m_stream + m_next++, m_index); }
-    /// Box–Muller.
-    double normal()
-    {
-        const double u1 = 1.0 - uniform(); // (0, 1]
-        const double u2 = uniform();
-        return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
-    }
-    /// Uniform in [0, n) (the bias of 53-bit uniforms is below 2^-22 for n < 2^31).
-    std::uint64_t below(std::uint64_t n)
-    {
-        return std::min<std::uint64_t>(n - 1, static_cast<std::uint64_t>(uniform() * static_cast<double>(n)));
-    }
-
-private:
-    const CounterRng& m_rng;
-    std::uint64_t m_stream;
-    std::uint64_t m_index;
-    std::uint64_t m_next = 0;
-};
-
-/// Binomial(n, p) row lengths: inversion through a CDF table built once (lower_bound of a uniform) for small
-/// variance, the rounded normal approximation above kBinomialNormalAbove; p > 1/2 by symmetry, so (1 − p)^n never
-/// underflows when the table starts.
-class BinomialLengths {
-public:
-    BinomialLengths(std::uint64_t n, double p)
-        : m_n(n)
-        , m_mirrored(p > 0.5)
-    {
-        const double q = m_mirrored ? 1.0 - p : std::max(p, 0.0);
-        const double nd = static_cast<double>(n);
-        m_mean = nd * q;
-        m_sd = std::sqrt(m_mean * (1.0 - q));
-        if (n == 0 || q == 0.0 || m_sd * m_sd > kBinomialNormalAbove)
-            return;
-        const double ratio = q / (1.0 - q);
-        double pmf = std::exp(nd * std::log1p(-q));
-        double cdf = pmf;
-        m_cdf.push_back(cdf);
-        for (std::uint64_t k = 0; k < n && cdf < 1.0 && pmf > 0.0; ++k) {
-            pmf *= static_cast<double>(n - k) / static_cast<double>(k + 1) * ratio;
-            cdf += pmf;
-            m_cdf.push_back(cdf);
-        }
-    }
-
-    std::uint64_t draw(Draws& draws) const
-    {
-        std::uint64_t k = 0;
-        if (!m_cdf.empty())
-            k = std::min<std::uint64_t>(m_cdf.size() - 1,
-                static_cast<std::uint64_t>(
-                    std::lower_bound(m_cdf.begin(), m_cdf.end(), draws.uniform()) - m_cdf.begin()));
-        else if (m_mean > 0.0)
-            k = static_cast<std::uint64_t>(
-                std::clamp(std::round(m_mean + m_sd * draws.normal()), 0.0, static_cast<double>(m_n)));
-        return m_mirrored ? m_n - k : k;
-    }
-
-private:
-    std::uint64_t m_n;
-    bool m_mirrored;
-    double m_mean = 0.0;
-    double m_sd = 0.0;
-    std::vector<double> m_cdf; ///< P(X ≤ k) for k = 0, 1, ... until it reaches 1
-};
-
-/// k distinct columns of [0, cols), ascending, into out[0, k). Short rows: uniform draws, sorted, with repeated
-/// columns drawn again until k are distinct. Rows of cols / kBitmapRatio or more: draws marked in a bitmap (the
-/// columns left out instead when more than half are in), then read off in order — O(k + cols / 64), where sorting
-/// the long rows of the power law would dominate its generation.
-void drawColumns(const CounterRng& rng, std::uint64_t row, std::uint64_t cols, std::uint64_t k, std::int32_t* out,
-    std::vector<std::uint64_t>& bitmap)
+void validateCsr(const CsrMatrix& matrix, const std::string& file)
 {
-    if (k >= cols) {
-        std::iota(out, out + cols, 0);
-        return;
-    }
-    Draws draws(rng, kColumnStream, row);
-    if (k * kBitmapRatio >= cols) {
-        const std::uint64_t words = (cols + 63) / 64;
-        bitmap.assign(words, 0);
-        const bool complement = 2 * k > cols;
-        const std::uint64_t marks = complement ? cols - k : k;
-        for (std::uint64_t placed = 0; placed < marks;) {
-            const std::uint64_t c = draws.below(cols);
-            std::uint64_t& word = bitmap[c / 64];
-            const std::uint64_t bit = std::uint64_t {1} << (c % 64);
-            if ((word & bit) == 0) {
-                word |= bit;
-                ++placed;
-            }
+    if (matrix.rows > kMaxSparseDimension || matrix.cols > kMaxSparseDimension)
+        throw DatasetError(file, "",
+            "shape " + std::to_string(matrix.rows) + " × " + std::to_string(matrix.cols) + " exceeds "
+                + std::to_string(kMaxSparseDimension) + ", the most a sparse matrix with 32-bit indices holds");
+    if (matrix.rowPtr.size() != matrix.rows + 1)
+        throw DatasetError(file, "",
+            "the row pointers hold " + std::to_string(matrix.rowPtr.size()) + " entries; " + std::to_string(matrix.rows)
+                + " rows need " + std::to_string(matrix.rows + 1));
+    if (matrix.rowPtr[0] != 0)
+        throw DatasetError(
+            file, "row 0", "the row pointers start at " + std::to_string(matrix.rowPtr[0]) + " instead of 0");
+    const std::uint64_t nnz = static_cast<std::uint64_t>(std::max<std::int64_t>(matrix.rowPtr.back(), 0));
+    if (matrix.colIdx.size() != matrix.values.size())
+        throw DatasetError(file, "",
+            std::to_string(matrix.colIdx.size()) + " column indices but " + std::to_string(matrix.values.size())
+                + " values");
+    const std::int32_t cols = static_cast<std::int32_t>(matrix.cols);
+    for (std::uint64_t r = 0; r < matrix.rows; ++r) {
+        const std::int64_t begin = matrix.rowPtr[r];
+        const std::int64_t end = matrix.rowPtr[r + 1];
+        const std::string place = "row " + std::to_string(r);
+        if (end < begin)
+            throw DatasetError(file, place,
+                "the row pointers decrease: rowPtr[" + std::to_string(r) + "] = " + std::to_string(begin) + " > rowPtr["
+                    + std::to_string(r + 1) + "] = " + std::to_string(end));
+        if (static_cast<std::uint64_t>(end) > matrix.colIdx.size())
+            throw DatasetError(file, place,
+                "the row ends at " + std::to_string(end) + ", past the " + std::to_string(matrix.colIdx.size())
+                    + " stored entries");
+        for (std::int64_t k = begin; k < end; ++k) {
+            const std::int32_t c = matrix.colIdx[k];
+            if (c < 0 || c >= cols)
+                throw DatasetError(file, place,
+                    "column index " + std::to_string(c) + " (entry " + std::to_string(k) + ") is outside 0.."
+                        + std::to_string(static_cast<std::int64_t>(cols) - 1));
+            if (k > begin && c <= matrix.colIdx[k - 1])
+                throw DatasetError(file, place,
+                    std::string(c == matrix.colIdx[k - 1] ? "duplicate" : "unsorted") + " column index "
+                        + std::to_string(c) + " (entry " + std::to_string(k) + ") after "
+                        + std::to_string(matrix.colIdx[k - 1]) + "; columns must be strictly ascending within a row");
         }
-        std::uint64_t n = 0;
-        for (std::uint64_t i = 0; i < words; ++i) {
-            std::uint64_t word = complement ? ~bitmap[i] : bitmap[i];
-            if (i + 1 == words && cols % 64 != 0)
-                word &= (std::uint64_t {1} << (cols % 64)) - 1;
-            for (; word != 0; word &= word - 1)
-                out[n++] = static_cast<std::int32_t>(i * 64 + static_cast<std::uint64_t>(std::countr_zero(word)));
-        }
-        return;
     }
-    std::uint64_t distinct = 0;
-    while (distinct < k) {
-        for (std::uint64_t j = distinct; j < k; ++j)
-            out[j] = static_cast<std::int32_t>(draws.below(cols));
-        std::sort(out, out + k);
-        distinct = static_cast<std::uint64_t>(std::unique(out, out + k) - out);
-    }
+    if (matrix.colIdx.size() != nnz)
+        throw DatasetError(file, "",
+            "the row pointers end at " + std::to_string(nnz) + " but " + std::to_string(matrix.colIdx.size())
+                + " entries are stored");
+    if (!matrix.rowNames.empty() && matrix.rowNames.size() != matrix.rows)
+        throw DatasetError(file, "",
+            std::to_string(matrix.rowNames.size()) + " row names for " + std::to_string(matrix.rows) + " rows");
+    if (!matrix.colNames.empty() && matrix.colNames.size() != matrix.cols)
+        throw DatasetError(file, "",
+            std::to_string(matrix.colNames.size()) + " column names for " + std::to_string(matrix.cols) + " columns");
 }
 
-/// Uniform in [−1, 1) without zero (a zero draw, probability 2^-53, is drawn again).
-double valueAt(const CounterRng& rng, std::uint64_t position)
+CsrMatrix csrFromTriplets(std::uint64_t rows, std::uint64_t cols, std::vector<std::int64_t>& rowIdx,
+    std::vector<std::int32_t>& colIdx, std::vector<double>& values, std::uint64_t* duplicates)
 {
-    for (std::uint64_t retry = 0;; ++retry) {
-        const double v = 2.0 * rng.uniform(kValueStream + retry, position) - 1.0;
-        if (v != 0.0)
-            return v;
-    }
-}
+    const std::size_t n = rowIdx.size();
+    if (colIdx.size() != n || values.size() != n)
+        throw std::logic_error("csrFromTriplets: row, column and value arrays differ in length");
+    if (rows > kMaxSparseDimension || cols > kMaxSparseDimension)
+        throw std::logic_error("csrFromTriplets: shape beyond 32-bit indices");
 
-/// A pseudo-random permutation of [0, n) keyed by the seed: a 4-round Feistel network over the smallest even number
-/// of bits that holds n, with cycle walking back into [0, n) (Black & Rogaway 2002). O(1) per element, so every row
-/// finds its rank on its own.
-class RankPermutation {
-public:
-    RankPermutation(std::uint64_t n, const CounterRng& rng)
-        : m_n(n)
-        , m_rng(rng)
-    {
-        const auto bits = n <= 1 ? 2U : static_cast<unsigned>(std::bit_width(n - 1));
-        m_half = std::max(1U, (bits + 1) / 2);
-        m_mask = (std::uint64_t {1} << m_half) - 1;
-    }
-    std::uint64_t operator()(std::uint64_t i) const
-    {
-        if (m_n <= 1)
-            return 0;
-        std::uint64_t v = i;
-        do
-            v = encrypt(v);
-        while (v >= m_n);
-        return v;
-    }
-
-private:
-    std::uint64_t encrypt(std::uint64_t v) const
-    {
-        std::uint64_t left = v >> m_half;
-        std::uint64_t right = v & m_mask;
-        for (std::uint64_t round = 0; round < 4; ++round) {
-            const std::uint64_t next = left ^ (m_rng.bits(kPermutationStream + round, right) & m_mask);
-            left = right;
-            right = next;
-        }
-        return (left << m_half) | right;
-    }
-
-    std::uint64_t m_n;
-    const CounterRng& m_rng;
-    unsigned m_half = 1;
-    std::uint64_t m_mask = 1;
-};
-
-/// The power law's row lengths. The row of rank i (1-based) has the real length L(i) = min(cols, C · i^(−β)),
-/// β = 1/(exponent − 1) (Zipf's rank–frequency law), with C chosen so that Σ L(i) = mean · rows (bisection on
-/// log C; the clamped ranks are 1..K with K = (C/cols)^(1/β)). Each row's rank comes from RankPermutation, and its
-/// integer length is L rounded up with probability frac(L) (unbiased, so the mean holds). 1M × 1M rows of mean 16:
-/// with exponent 2 the longest rows are full (1M entries, 62,500 × the mean) and 55% of the rows have one or two
-/// entries; with 1.5, a few rows hold nearly everything and 98% are empty; with 3 the longest has about 8,000.
-class PowerLawLengths {
-public:
-    PowerLawLengths(std::uint64_t rows, std::uint64_t cols, double mean, double exponent)
-        : m_cols(static_cast<double>(cols))
-        , m_beta(1.0 / (exponent - 1.0))
-    {
-        const double n = static_cast<double>(rows);
-        const double target = mean * n;
-        if (target >= m_cols * n) {
-            m_full = true;
-            return;
-        }
-        // prefix[k] = Σ_{i ≤ k} i^(−β), summed serially so it is the same for any thread count.
-        m_prefix.resize(rows + 1);
-        m_prefix[0] = 0.0;
-        for (std::uint64_t i = 1; i <= rows; ++i)
-            m_prefix[i] = m_prefix[i - 1] + std::pow(static_cast<double>(i), -m_beta);
-        double lo = std::log(target / m_prefix[rows]); // no clamping at this C: the sum is target or less
-        double hi = std::log(m_cols) + m_beta * std::log(n) + 1.0; // every row clamped: the sum is cols · rows
-        for (int iteration = 0; iteration < 200 && hi - lo > 1e-13 * std::max(1.0, std::abs(hi)); ++iteration) {
-            const double mid = 0.5 * (lo + hi);
-            (total(mid, rows) < target ? lo : hi) = mid;
-        }
-        m_logC = 0.5 * (lo + hi);
-    }
-
-    /// The real length of the row of 1-based rank i.
-    double length(std::uint64_t rank) const
-    {
-        if (m_full)
-            return m_cols;
-        return std::min(m_cols, std::exp(m_logC - m_beta * std::log(static_cast<double>(rank))));
-    }
-
-private:
-    double total(double logC, std::uint64_t rows) const
-    {
-        std::uint64_t clamped = 0;
-        if (logC > std::log(m_cols))
-            clamped = static_cast<std::uint64_t>(
-                std::min(static_cast<double>(rows), std::floor(std::exp((logC - std::log(m_cols)) / m_beta))));
-        return m_cols * static_cast<double>(clamped) + std::exp(logC) * (m_prefix[rows] - m_prefix[clamped]);
-    }
-
-    double m_cols;
-    double m_beta;
-    bool m_full = false;
-    double m_logC = 0.0;
-    std::vector<double> m_prefix;
-};
-
-std::string formatNumber(double value)
-{
-    char buffer[48];
-    std::snprintf(buffer, sizeof buffer, "%.10g", value);
-    return buffer;
-}
-
-void checkDimension(std::uint64_t value, const char* name)
-{
-    if (value < 1 || value > kMaxSparseDimension)
-        throw DatasetError(kGenerator, name,
-            "must be between 1 and " + std::to_string(kMaxSparseDimension) + " (32-bit indices), got "
-                + std::to_string(value));
-}
-
-/// The rows × cols a pattern produces; DatasetError for parameters it cannot use.
-std::pair<std::uint64_t, std::uint64_t> checkGenerator(const SparseGenerator& g)
-{
-    switch (g.pattern) {
-    case SparsePattern::Uniform:
-    case SparsePattern::PowerLaw: {
-        checkDimension(g.rows, "rows");
-        checkDimension(g.cols, "cols");
-        const bool powerLaw = g.pattern == SparsePattern::PowerLaw;
-        if (!std::isfinite(g.density) || g.density > 1.0 || (powerLaw ? g.density <= 0.0 : g.density < 0.0))
-            throw DatasetError(kGenerator, "density",
-                std::string("must be in ") + (powerLaw ? "(0, 1]" : "[0, 1]") + ", got " + formatNumber(g.density));
-        if (powerLaw && (!std::isfinite(g.exponent) || g.exponent < kMinExponent))
-            throw DatasetError(kGenerator, "exponent",
-                "must be finite and at least " + formatNumber(kMinExponent) + ", got " + formatNumber(g.exponent));
-        return {g.rows, g.cols};
-    }
-    case SparsePattern::Laplacian2d:
-    case SparsePattern::Laplacian3d: {
-        const int dimensions = g.pattern == SparsePattern::Laplacian2d ? 2 : 3;
-        const std::uint64_t limit = dimensions == 2 ? 46340 : 1290; // side^d ≤ kMaxSparseDimension
-        if (g.side < 1 || g.side > limit)
-            throw DatasetError(kGenerator, "side",
-                "must be between 1 and " + std::to_string(limit) + " (side^" + std::to_string(dimensions)
-                    + " rows with 32-bit indices), got " + std::to_string(g.side));
-        const std::uint64_t n = dimensions == 2 ? g.side * g.side : g.side * g.side * g.side;
-        return {n, n};
-    }
-    case SparsePattern::Banded:
-        checkDimension(g.rows, "rows");
-        return {g.rows, g.rows};
-    }
-    throw DatasetError(kGenerator, "pattern", "unknown sparse pattern");
-}
-
-/// Where one row of the matrix goes: its `length` columns and values start at `position` of colIdx and values.
-struct RowSlot {
-    std::uint64_t row;
-    std::uint64_t length;
-    std::uint64_t position;
-    std::int32_t* cols;
-    double* values;
-    std::vector<std::uint64_t>& scratch; ///< the thread's scratch (drawColumns' bitmap), reused across rows
-};
-
-/// Builds the matrix in two parallel passes over the rows: lengths (then a serial prefix sum), then each row's
-/// columns and values. `rowLength(r)` and `fillRow(slot)` see only their row.
-template <class RowLength, class FillRow>
-CsrMatrix buildRows(
-    std::uint64_t rows, std::uint64_t cols, const std::string& what, RowLength rowLength, FillRow fillRow)
-{
-    requireHostMemory(8 * (rows + 1), kGenerator, what, "the row pointers");
     CsrMatrix m;
     m.rows = rows;
     m.cols = cols;
     m.rowPtr.assign(rows + 1, 0);
-    const auto n = static_cast<std::int64_t>(rows);
-#pragma omp parallel for schedule(dynamic, kRowChunk)
-    for (std::int64_t r = 0; r < n; ++r)
-        m.rowPtr[static_cast<std::size_t>(r) + 1] = static_cast<std::int64_t>(rowLength(static_cast<std::uint64_t>(r)));
+    // Counting sort by row (stable, so entries of a row keep their file order).
+    for (std::size_t k = 0; k < n; ++k) {
+        const std::int64_t r = rowIdx[k];
+        const std::int32_t c = colIdx[k];
+        if (r < 0 || static_cast<std::uint64_t>(r) >= rows || c < 0 || static_cast<std::uint64_t>(c) >= cols)
+            throw std::logic_error("csrFromTriplets: triplet " + std::to_string(k) + " (" + std::to_string(r) + ", "
+                + std::to_string(c) + ") is outside the " + std::to_string(rows) + " × " + std::to_string(cols)
+                + " matrix");
+        ++m.rowPtr[static_cast<std::size_t>(r) + 1];
+    }
     for (std::uint64_t r = 0; r < rows; ++r)
         m.rowPtr[r + 1] += m.rowPtr[r];
-    const auto nnz = static_cast<std::uint64_t>(m.rowPtr[rows]);
-    requireHostMemory(
-        nnz * (sizeof(std::int32_t) + sizeof(double)), kGenerator, what, "the " + std::to_string(nnz) + " non-zeros");
-    m.colIdx.resize(nnz);
-    m.values.resize(nnz);
-#pragma omp parallel
+    m.colIdx.resize(n);
+    m.values.resize(n);
     {
-        std::vector<std::uint64_t> scratch;
-#pragma omp for schedule(dynamic, kRowChunk)
-        for (std::int64_t r = 0; r < n; ++r) {
-            const auto begin = m.rowPtr[static_cast<std::size_t>(r)];
-            const auto end = m.rowPtr[static_cast<std::size_t>(r) + 1];
-            fillRow(RowSlot {static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(end - begin),
-                static_cast<std::uint64_t>(begin), m.colIdx.data() + begin, m.values.data() + begin, scratch});
+        std::vector<std::int64_t> cursor(m.rowPtr.begin(), m.rowPtr.end() - 1);
+        for (std::size_t k = 0; k < n; ++k) {
+            const std::int64_t p = cursor[static_cast<std::size_t>(rowIdx[k])]++;
+            m.colIdx[p] = colIdx[k];
+            m.values[p] = values[k];
         }
     }
-    return m;
-}
+    // The triplets are consumed: their memory goes back before the rows are sorted.
+    std::vector<std::int64_t>().swap(rowIdx);
+    std::vector<std::int32_t>().swap(colIdx);
+    std::vector<double>().swap(values);
 
-std::string describe(const SparseGenerator& g)
-{
-    switch (g.pattern) {
-    case SparsePattern::Uniform:
-        return "uniform " + std::to_string(g.rows) + " × " + std::to_string(g.cols) + ", density "
-            + formatNumber(g.density);
-    case SparsePattern::PowerLaw:
-        return "power-law " + std::to_string(g.rows) + " × " + std::to_string(g.cols) + ", density "
-            + formatNumber(g.density) + ", exponent " + formatNumber(g.exponent);
-    case SparsePattern::Laplacian2d:
-        return "2-D Laplacian, side " + std::to_string(g.side);
-    case SparsePattern::Laplacian3d:
-        return "3-D Laplacian, side " + std::to_string(g.side);
-    case SparsePattern::Banded:
-        return "banded " + std::to_string(g.rows) + " × " + std::to_string(g.rows) + ", bandwidth "
-            + std::to_string(g.bandwidth);
-    }
-    return "sparse generator";
-}
-
-/// The 5-point (2-D) or 7-point (3-D) Laplacian with Dirichlet boundaries: 2·d on the diagonal, −1 for each grid
-/// neighbour, columns in ascending order.
-CsrMatrix laplacian(std::uint64_t side, int dimensions, const std::string& what)
-{
-    const std::uint64_t rows = dimensions == 2 ? side * side : side * side * side;
-    // Neighbour offsets in ascending column order, and the grid coordinate each steps along.
-    const std::uint64_t plane = side * side;
-    auto coordinates = [&](std::uint64_t r) {
-        return dimensions == 2 ? std::array<std::uint64_t, 3> {0, r / side, r % side}
-                               : std::array<std::uint64_t, 3> {r / plane, (r / side) % side, r % side};
-    };
-    const std::uint64_t strides[3] = {plane, side, 1};
-    const int first = dimensions == 2 ? 1 : 0;
-    auto rowLength = [&](std::uint64_t r) {
-        const auto c = coordinates(r);
-        std::uint64_t length = 1;
-        for (int d = first; d < 3; ++d)
-            length += (c[d] > 0) + (c[d] + 1 < side);
-        return length;
-    };
-    const double diagonal = 2.0 * dimensions;
-    auto fillRow = [&](const RowSlot& slot) {
-        const std::uint64_t r = slot.row;
-        const auto c = coordinates(r);
-        std::size_t k = 0;
-        auto put = [&](std::uint64_t col, double v) {
-            slot.cols[k] = static_cast<std::int32_t>(col);
-            slot.values[k] = v;
-            ++k;
-        };
-        for (int d = first; d < 3; ++d)
-            if (c[d] > 0)
-                put(r - strides[d], -1.0);
-        put(r, diagonal);
-        for (int d = 2; d >= first; --d)
-            if (c[d] + 1 < side)
-                put(r + strides[d], -1.0);
-    };
-    return buildRows(rows, rows, what, rowLength, fillRow);
-}
-
-// --- the x vector ---------------------------------------------------------------------------------------------
-
-void checkFinite(double value, const std::string& file, const std::string& place, const ReadOptions& options)
-{
-    if (!options.allowNonFinite && !std::isfinite(value))
-        throw DatasetError(file, place,
-            std::string(std::isnan(value) ? "NaN" : "an infinite value")
-                + " (non-finite values are rejected; allow them with --allow-nonfinite)");
-}
-
-std::vector<double> readVectorText(const std::string& path, const ReadOptions& options)
-{
-    const std::string text = readTextFile(path);
-    std::string_view rest(text);
-    if (rest.starts_with("\xEF\xBB\xBF"))
-        rest.remove_prefix(3);
-    std::vector<double> x;
-    x.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
-    std::size_t line = 0;
-    while (!rest.empty()) {
-        ++line;
-        const auto eol = rest.find('\n');
-        std::string_view field = rest.substr(0, eol);
-        rest.remove_prefix(eol == std::string_view::npos ? rest.size() : eol + 1);
-        while (!field.empty() && (field.front() == ' ' || field.front() == '\t'))
-            field.remove_prefix(1);
-        while (!field.empty() && (field.back() == ' ' || field.back() == '\t' || field.back() == '\r'))
-            field.remove_suffix(1);
-        if (field.empty() || field.front() == '#')
-            continue;
-        const double value = parseNumberField(field, path, line, 0);
-        checkFinite(value, path, linePlace(line), options);
-        x.push_back(value);
-    }
-    if (x.empty())
-        throw DatasetError(
-            path, "", text.empty() ? "empty file: no values" : "no values (only blank and comment lines)");
-    x.shrink_to_fit();
-    return x;
-}
-
-std::string parentOf(const std::string& path)
-{
-    const auto slash = path.find_last_of('/');
-    return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
-}
-
-std::string describe(const h5::DatasetInfo& d)
-{
-    std::string shape;
-    for (std::size_t i = 0; i < d.dims.size(); ++i)
-        shape += (i == 0 ? "" : "×") + std::to_string(d.dims[i]);
-    return d.path + " (" + d.type + (shape.empty() ? "" : " " + shape) + ")";
-}
-
-/// The vector dataset: ReadOptions::h5Path (a dataset, or a group to search), else the only 1-D numeric dataset
-/// that is not part of a sparse group (data, indices, indptr and shape beside them), so x can live in the matrix's
-/// file.
-std::string chooseVector(const h5::File& file, const ReadOptions& options)
-{
-    const h5::PathTarget target = h5::resolvePath(file, options.h5Path);
-    if (!target.dataset.empty())
-        return target.dataset;
-    const std::string& group = target.group;
-    const std::string prefix = group == "/" ? "/" : group + "/";
-    std::vector<std::string> all;
-    std::vector<h5::DatasetInfo> candidates;
-    for (auto& d : file.datasets()) {
-        if (d.path.compare(0, prefix.size(), prefix) != 0)
-            continue;
-        all.push_back(describe(d));
-        const std::string parent = parentOf(d.path);
-        const std::string parentPrefix = parent == "/" ? "/" : parent + "/";
-        const bool inSparseGroup = file.hasDataset(parentPrefix + "data") && file.hasDataset(parentPrefix + "indices")
-            && file.hasDataset(parentPrefix + "indptr");
-        if (d.dims.size() == 1 && (d.isFloat || d.isInteger) && !inSparseGroup)
-            candidates.push_back(std::move(d));
-    }
-    const std::string where = group == "/" ? "the file" : "group " + group;
-    if (candidates.size() == 1)
-        return candidates.front().path;
-    std::string listing;
-    if (candidates.empty()) {
-        for (const auto& d : all)
-            listing += (listing.empty() ? "" : ", ") + d;
-        file.fail("",
-            "no 1-D numeric dataset (a vector) in " + where + " (it has "
-                + (listing.empty() ? std::string("no datasets") : listing) + ")");
-    }
-    for (const auto& d : candidates)
-        listing += (listing.empty() ? "" : ", ") + describe(d);
-    file.fail("", "several 1-D numeric datasets in " + where + " (" + listing + "); choose one with --h5-path");
-}
-
-std::vector<double> readVectorHdf5(const std::string& path, const ReadOptions& options)
-{
-    const h5::File file = h5::File::open(path);
-    const std::string dataset = chooseVector(file, options);
-    const auto info = file.info(dataset);
-    const std::string place = "dataset " + dataset;
-    if (info.dims.size() != 1)
-        file.fail(place, "has rank " + std::to_string(info.dims.size()) + "; expected a 1-D vector");
-    if (!info.isFloat && !info.isInteger)
-        file.fail(place, "holds " + info.type + " values; expected numbers (float or integer)");
-    if (info.dims[0] == 0)
-        file.fail(place, "is empty: no values");
-    std::vector<double> x = file.readDoubles(dataset, 1, false);
-    for (std::size_t i = 0; i < x.size(); ++i)
-        checkFinite(x[i], path, place + ", element " + std::to_string(i), options);
-    return x;
-}
-
-std::string datasetName(std::string path)
-{
-    while (path.size() > 1 && path.back() == '/')
-        path.pop_back();
-    return baseName(path);
-}
-} // namespace
-
-CsrMatrix generateSparse(const SparseGenerator& g)
-{
-    const auto extents = checkGenerator(g);
-    const std::uint64_t rows = extents.first;
-    const std::uint64_t cols = extents.second;
-    const std::string what = describe(g);
-    const CounterRng rng(g.seed);
-    // Uniform and power-law rows: distinct uniform columns, values uniform in [−1, 1).
-    auto randomRow = [&](const RowSlot& slot) {
-        drawColumns(rng, slot.row, cols, slot.length, slot.cols, slot.scratch);
-        for (std::uint64_t k = 0; k < slot.length; ++k)
-            slot.values[k] = valueAt(rng, slot.position + k);
-    };
-    switch (g.pattern) {
-    case SparsePattern::Uniform: {
-        requireHostMemory(static_cast<std::uint64_t>(static_cast<double>(rows) * static_cast<double>(cols) * g.density
-                              * static_cast<double>(sizeof(std::int32_t) + sizeof(double))),
-            kGenerator, what, "the expected non-zeros");
-        const BinomialLengths lengths(cols, g.density);
-        auto rowLength = [&](std::uint64_t r) {
-            Draws draws(rng, kLengthStream, r);
-            return lengths.draw(draws);
-        };
-        return buildRows(rows, cols, what, rowLength, randomRow);
-    }
-    case SparsePattern::PowerLaw: {
-        const double mean = g.density * static_cast<double>(cols);
-        requireHostMemory(static_cast<std::uint64_t>(static_cast<double>(rows) * mean
-                              * static_cast<double>(sizeof(std::int32_t) + sizeof(double)))
-                + 8 * (rows + 1),
-            kGenerator, what, "the expected non-zeros");
-        const PowerLawLengths lengths(rows, cols, mean, g.exponent);
-        const RankPermutation rankOf(rows, rng);
-        auto rowLength = [&](std::uint64_t r) {
-            const double length = lengths.length(rankOf(r) + 1);
-            const double whole = std::floor(length);
-            Draws draws(rng, kLengthStream, r);
-            const auto rounded = static_cast<std::uint64_t>(whole) + (draws.uniform() < length - whole ? 1 : 0);
-            return std::min(rounded, cols);
-        };
-        return buildRows(rows, cols, what, rowLength, randomRow);
-    }
-    case SparsePattern::Laplacian2d:
-        return laplacian(g.side, 2, what);
-    case SparsePattern::Laplacian3d:
-        return laplacian(g.side, 3, what);
-    case SparsePattern::Banded: {
-        const std::uint64_t band = std::min(g.bandwidth, rows - 1);
-        auto rowLength = [&](std::uint64_t r) { return std::min(rows - 1, r + band) - (r >= band ? r - band : 0) + 1; };
-        auto fillRow = [&](const RowSlot& slot) {
-            const std::uint64_t first = slot.row >= band ? slot.row - band : 0;
-            for (std::uint64_t k = 0; k < slot.length; ++k) {
-                slot.cols[k] = static_cast<std::int32_t>(first + k);
-                slot.values[k] = valueAt(rng, slot.position + k);
+    // Sort each row by column (stable: duplicates are summed in file order), then sum duplicates while compacting.
+    std::vector<std::pair<std::int32_t, double>> scratch;
+    std::uint64_t summed = 0;
+    std::int64_t write = 0;
+    std::int64_t begin = 0;
+    for (std::uint64_t r = 0; r < rows; ++r) {
+        const std::int64_t end = m.rowPtr[r + 1];
+        const auto first = m.colIdx.begin() + begin;
+        const auto last = m.colIdx.begin() + end;
+        if (!std::is_sorted(first, last)) {
+            if (end - begin <= 32) {
+                // Insertion sort: stable, in place, and the fastest for the short rows most matrices have.
+                for (std::int64_t k = begin + 1; k < end; ++k) {
+                    const std::int32_t c = m.colIdx[k];
+                    const double v = m.values[k];
+                    std::int64_t j = k;
+                    for (; j > begin && m.colIdx[j - 1] > c; --j) {
+                        m.colIdx[j] = m.colIdx[j - 1];
+                        m.values[j] = m.values[j - 1];
+                    }
+                    m.colIdx[j] = c;
+                    m.values[j] = v;
+                }
+            } else {
+                scratch.clear();
+                for (std::int64_t k = begin; k < end; ++k)
+                    scratch.emplace_back(m.colIdx[k], m.values[k]);
+                std::stable_sort(
+                    scratch.begin(), scratch.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+                for (std::int64_t k = begin; k < end; ++k) {
+                    m.colIdx[k] = scratch[k - begin].first;
+                    m.values[k] = scratch[k - begin].second;
+                }
             }
-        };
-        return buildRows(rows, rows, what, rowLength, fillRow);
+        }
+        const std::int64_t rowStart = write;
+        for (std::int64_t k = begin; k < end; ++k) {
+            if (write > rowStart && m.colIdx[write - 1] == m.colIdx[k]) {
+                m.values[write - 1] += m.values[k];
+                ++summed;
+                continue;
+            }
+            m.colIdx[write] = m.colIdx[k];
+            m.values[write] = m.values[k];
+            ++write;
+        }
+        begin = end;
+        m.rowPtr[r + 1] = write;
     }
+    if (summed > 0) {
+        m.colIdx.resize(static_cast<std::size_t>(write));
+        m.values.resize(static_cast<std::size_t>(write));
+        m.colIdx.shrink_to_fit();
+        m.values.shrink_to_fit();
     }
-    throw DatasetError(kGenerator, "pattern", "unknown sparse pattern");
-}
-
-std::vector<double> generateVector(std::uint64_t length, std::uint64_t seed)
-{
-    requireHostMemory(
-        length * sizeof(double), kGenerator, "x of " + std::to_string(length) + " values", "generating the vector");
-    const CounterRng rng(seed);
-    std::vector<double> x(length);
-    const auto n = static_cast<std::int64_t>(length);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < n; ++i)
-        x[static_cast<std::size_t>(i)] = 2.0 * rng.uniform(kVectorStream, static_cast<std::uint64_t>(i)) - 1.0;
-    return x;
-}
-
-std::vector<double> readVector(const std::string& path, const ReadOptions& options)
-{
-    return h5::looksLikeHdf5(path) ? readVectorHdf5(path, options) : readVectorText(path, options);
-}
-
-Dataset makeSparseDataset(SparseSystem system, std::string name, std::string source)
-{
-    const CsrMatrix& m = system.matrix;
-    validateCsr(m, source);
-    if (system.x.size() != m.cols)
-        throw DatasetError(system.vectorSource, "",
-            "the vector has " + std::to_string(system.x.size()) + " values but the matrix " + name + " has "
-                + std::to_string(m.cols) + " columns; x must have one value per column");
-
-    DatasetMeta meta;
-    meta.kind = "csr";
-    meta.name = std::move(name);
-    meta.source = std::move(source);
-    ContentHasher hasher;
-    // The shape too: the same entries in a wider matrix are different data.
-    const std::uint64_t shape[2] = {m.rows, m.cols};
-    hasher.add(shape, sizeof shape);
-    hasher.addSpan(std::span<const std::int64_t>(m.rowPtr));
-    hasher.addSpan(std::span<const std::int32_t>(m.colIdx));
-    hasher.addSpan(std::span<const double>(m.values));
-    hasher.addSpan(std::span<const double>(system.x));
-    meta.contentHash = hasher.hex();
-    meta.size = m.rows;
-
-    const std::uint64_t nnz = m.nnz();
-    std::int64_t shortest = m.rows == 0 ? 0 : std::numeric_limits<std::int64_t>::max();
-    std::int64_t longest = 0;
-    for (std::uint64_t r = 0; r < m.rows; ++r) {
-        const std::int64_t length = m.rowPtr[r + 1] - m.rowPtr[r];
-        shortest = std::min(shortest, length);
-        longest = std::max(longest, length);
-    }
-    const double cells = static_cast<double>(m.rows) * static_cast<double>(m.cols);
-    char density[32];
-    std::snprintf(density, sizeof density, "%.4g", cells > 0 ? static_cast<double>(nnz) / cells : 0.0);
-    char lengths[96];
-    std::snprintf(lengths, sizeof lengths, "%lld / %.4g / %lld", static_cast<long long>(shortest),
-        m.rows > 0 ? static_cast<double>(nnz) / static_cast<double>(m.rows) : 0.0, static_cast<long long>(longest));
-    meta.properties = {
-        {"shape", std::to_string(m.rows) + " × " + std::to_string(m.cols)},
-        {"nnz", std::to_string(nnz)},
-        {"density", density},
-        {"row length (min / mean / max)", lengths},
-        {"value range", formatRange(m.values)},
-        {"stored as", m.storedType},
-        {"x", system.vectorSource},
-    };
-    meta.notes = m.notes;
-    return Dataset::make(std::move(meta), std::move(system));
-}
-
-Dataset loadSparseMatrix(const std::string& path, const ReadOptions& options)
-{
-    SparseSystem system;
-    const std::filesystem::path file(path);
-    const std::string leaf = file.filename().string();
-    // A MEX folder opens whole whether the folder itself or its matrix file is given (a file dialog picks files).
-    const bool mexMatrix
-        = (leaf == "matrix.mtx" || leaf == "matrix.mtx.gz") && isMexFolder(file.parent_path().string());
-    if (isMexFolder(path))
-        system.matrix = readMexFolder(path, options);
-    else if (mexMatrix)
-        system.matrix = readMexFolder(file.parent_path().string(), options);
-    else if (h5::looksLikeHdf5(path))
-        system.matrix = readSparseHdf5(path, options);
-    else
-        system.matrix = readMatrixMarket(path, options);
-    if (!options.vectorPath.empty()) {
-        // h5Path names the matrix's group, not the vector: the vector file's only 1-D dataset is read.
-        ReadOptions vectorOptions;
-        vectorOptions.allowNonFinite = options.allowNonFinite;
-        system.x = readVector(options.vectorPath, vectorOptions);
-        system.vectorSource = options.vectorPath;
-    } else {
-        system.x = generateVector(system.matrix.cols, 1);
-        system.vectorSource = "generated (seed 1)";
-    }
-    return makeSparseDataset(std::move(system), datasetName(path), path);
+    if (duplicates)
+        *duplicates = summed;
+    return m;
 }
 
 } // namespace ks::data

@@ -1,7 +1,8 @@
 #pragma once
 
-// Sparse matrices in CSR, the spmv workload's dataset: the value type, its readers (Matrix Market, 10x Genomics MEX
-// folders, HDF5 sparse groups as scipy, AnnData and 10x Genomics write them), a writer, and the generators.
+// Sparse matrices in CSR, the spmv workload's dataset: the value type and its invariants (data/sparse_matrix.cpp), its
+// readers (Matrix Market, 10x Genomics MEX folders, HDF5 sparse groups as scipy, AnnData and 10x Genomics write them),
+// writers, the x vector and the generators, each one file of data/sparse_matrix/.
 
 #include "data/dataset.h"
 #include "data/read_options.h"

@@ -5,12 +5,13 @@
 #include "data/dataset_error.h"
 #include "data/hdf5_file.h"
 #include "data/host_memory.h"
+#include "data/line_cursor.h"
+#include "data/number_text.h"
+#include "data/reader_messages.h"
 #include "data/sparse_matrix.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <initializer_list>
 #include <limits>
 #include <optional>
@@ -23,27 +24,6 @@ namespace {
 /// How many group names an error lists before "and N more".
 constexpr std::size_t kGroupsListed = 8;
 
-std::string childPath(const std::string& group, const std::string& name)
-{
-    return group == "/" ? "/" + name : group + "/" + name;
-}
-
-std::string parentPath(const std::string& path)
-{
-    const auto slash = path.find_last_of('/');
-    return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
-}
-
-std::string listing(const std::vector<std::string>& names)
-{
-    std::string text;
-    for (std::size_t i = 0; i < names.size() && i < kGroupsListed; ++i)
-        text += (i == 0 ? "" : ", ") + names[i];
-    if (names.size() > kGroupsListed)
-        text += " and " + std::to_string(names.size() - kGroupsListed) + " more";
-    return text;
-}
-
 /// The group to read: ReadOptions::h5Path (a group, or a dataset in it), else the file's only group holding data,
 /// indices and indptr. An AnnData file (root attribute encoding-type = "anndata") with several sparse groups reads /X,
 /// its main matrix, when /X is one of them (obsp and layers often hold more); a note says so, and says which group
@@ -53,7 +33,7 @@ std::string chooseGroup(const h5::File& file, const ReadOptions& options, std::v
     if (!options.h5Path.empty()) {
         std::string group = h5::normalisedPath(options.h5Path);
         if (file.hasDataset(group))
-            group = parentPath(group);
+            group = h5::parentPath(group);
         else if (!file.hasGroup(group))
             file.fail("", "no group named " + group + " (--h5-path)");
         return group;
@@ -63,7 +43,7 @@ std::string chooseGroup(const h5::File& file, const ReadOptions& options, std::v
     for (const auto& group : file.groups()) {
         std::vector<std::string> missing;
         for (const char* name : {"data", "indices", "indptr"})
-            if (!file.hasDataset(childPath(group, name)))
+            if (!file.hasDataset(h5::childPath(group, name)))
                 missing.emplace_back(name);
         if (missing.empty())
             candidates.push_back(group);
@@ -86,19 +66,19 @@ std::string chooseGroup(const h5::File& file, const ReadOptions& options, std::v
             datasets.push_back(d.path);
         file.fail("",
             "no group holds the datasets data, indices and indptr of a sparse matrix (the file has: "
-                + (datasets.empty() ? std::string("no datasets") : listing(datasets)) + ")");
+                + (datasets.empty() ? std::string("no datasets") : listing(datasets, kGroupsListed)) + ")");
     }
     if (annData && std::find(candidates.begin(), candidates.end(), "/X") != candidates.end()) {
         std::vector<std::string> others;
         for (const auto& c : candidates)
             if (c != "/X")
                 others.push_back(c);
-        notes.push_back("AnnData file: read its matrix /X (other sparse groups: " + listing(others)
+        notes.push_back("AnnData file: read its matrix /X (other sparse groups: " + listing(others, kGroupsListed)
             + "; choose one with --h5-path)");
         return "/X";
     }
     file.fail("",
-        "several groups hold a sparse matrix (data, indices, indptr): " + listing(candidates)
+        "several groups hold a sparse matrix (data, indices, indptr): " + listing(candidates, kGroupsListed)
             + "; choose one with --h5-path");
 }
 
@@ -119,7 +99,7 @@ std::pair<std::uint64_t, std::uint64_t> readShape(const h5::File& file, const st
 {
     std::vector<double> shape;
     std::string place;
-    const std::string shapeDataset = childPath(group, "shape");
+    const std::string shapeDataset = h5::childPath(group, "shape");
     if (file.hasDataset(shapeDataset)) {
         place = "dataset " + shapeDataset;
         const auto info = file.info(shapeDataset);
@@ -152,9 +132,9 @@ struct Layout {
 
 bool isTenXGroup(const h5::File& file, const std::string& group)
 {
-    return file.hasDataset(childPath(group, "barcodes"))
-        && (file.hasGroup(childPath(group, "features")) || file.hasDataset(childPath(group, "genes"))
-            || file.hasDataset(childPath(group, "gene_names")));
+    return file.hasDataset(h5::childPath(group, "barcodes"))
+        && (file.hasGroup(h5::childPath(group, "features")) || file.hasDataset(h5::childPath(group, "genes"))
+            || file.hasDataset(h5::childPath(group, "gene_names")));
 }
 
 /// CSR or CSC: AnnData's encoding-type, scipy's format or h5sparse's h5sparse_format attribute, 10x's layout, or
@@ -172,11 +152,9 @@ Layout detectLayout(
         return layout;
     }
     for (const char* name : {"format", "h5sparse_format"}) {
-        std::string format = file.readStringAttribute(group, name);
+        const std::string format = lowerCase(file.readStringAttribute(group, name));
         if (format.empty())
             continue;
-        std::transform(format.begin(), format.end(), format.begin(),
-            [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
         if (format != "csr" && format != "csc" && format != "csr_matrix" && format != "csc_matrix")
             file.fail("group " + group,
                 std::string("has ") + name + " '" + format + "'; expected csr or csc for a sparse matrix");
@@ -201,7 +179,7 @@ Layout detectLayout(
         return layout;
     }
     if (!fitsCsr)
-        file.fail("dataset " + childPath(group, "indptr"),
+        file.fail("dataset " + h5::childPath(group, "indptr"),
             "has " + std::to_string(indptrLength) + " entries; a " + std::to_string(rows) + " × " + std::to_string(cols)
                 + " matrix needs rows + 1 = " + std::to_string(rows + 1)
                 + " (CSR) or columns + 1 = " + std::to_string(cols + 1) + " (CSC)");
@@ -310,12 +288,6 @@ std::optional<std::string> firstDataset(const h5::File& file, std::initializer_l
     return std::nullopt;
 }
 
-std::string formatValue(double value)
-{
-    char buffer[48];
-    std::snprintf(buffer, sizeof buffer, "%.10g", value);
-    return buffer;
-}
 } // namespace
 
 CsrMatrix readSparseHdf5(const std::string& path, const ReadOptions& options)
@@ -324,12 +296,12 @@ CsrMatrix readSparseHdf5(const std::string& path, const ReadOptions& options)
     std::vector<std::string> notes;
     const std::string group = chooseGroup(file, options, notes);
     for (const char* name : {"data", "indices", "indptr"})
-        if (!file.hasDataset(childPath(group, name)))
+        if (!file.hasDataset(h5::childPath(group, name)))
             file.fail("group " + group,
                 std::string("has no dataset named ") + name + " (a sparse group holds data, indices and indptr)");
-    const std::string dataPath = childPath(group, "data");
-    const std::string indicesPath = childPath(group, "indices");
-    const std::string indptrPath = childPath(group, "indptr");
+    const std::string dataPath = h5::childPath(group, "data");
+    const std::string indicesPath = h5::childPath(group, "indices");
+    const std::string indptrPath = h5::childPath(group, "indptr");
     const auto dataInfo = file.info(dataPath);
     const auto indicesInfo = file.info(indicesPath);
     const auto indptrInfo = file.info(indptrPath);
@@ -414,8 +386,8 @@ CsrMatrix readSparseHdf5(const std::string& path, const ReadOptions& options)
         for (std::uint64_t k = 0; k < nnz; ++k)
             if (!std::isfinite(data[k]))
                 file.fail("dataset " + dataPath + ", element " + std::to_string(k),
-                    std::string(std::isnan(data[k]) ? "NaN" : "an infinite value " + formatValue(data[k]))
-                        + " (non-finite values are rejected; allow them with --allow-nonfinite)");
+                    std::string(std::isnan(data[k]) ? "NaN" : "an infinite value " + formatNumber(data[k]))
+                        + kNonFiniteHint);
 
     CsrMatrix m;
     if (layout.csc) {
@@ -436,15 +408,16 @@ CsrMatrix readSparseHdf5(const std::string& path, const ReadOptions& options)
     m.storedType = dataInfo.isFloat ? dataInfo.type : "integer";
 
     if (layout.tenX) {
-        if (const auto features = firstDataset(
-                file, {childPath(group, "features/name"), childPath(group, "gene_names"), childPath(group, "genes")}))
+        if (const auto features = firstDataset(file,
+                {h5::childPath(group, "features/name"), h5::childPath(group, "gene_names"),
+                    h5::childPath(group, "genes")}))
             m.rowNames = readNames(file, *features, rows, "feature");
-        m.colNames = readNames(file, childPath(group, "barcodes"), cols, "barcode");
+        m.colNames = readNames(file, h5::childPath(group, "barcodes"), cols, "barcode");
     } else {
-        if (file.hasDataset(childPath(group, "row_names")))
-            m.rowNames = readNames(file, childPath(group, "row_names"), rows, "row");
-        if (file.hasDataset(childPath(group, "col_names")))
-            m.colNames = readNames(file, childPath(group, "col_names"), cols, "column");
+        if (file.hasDataset(h5::childPath(group, "row_names")))
+            m.rowNames = readNames(file, h5::childPath(group, "row_names"), rows, "row");
+        if (file.hasDataset(h5::childPath(group, "col_names")))
+            m.colNames = readNames(file, h5::childPath(group, "col_names"), cols, "column");
     }
     return m;
 }
@@ -456,18 +429,18 @@ void writeSparseHdf5(const std::string& path, const CsrMatrix& matrix, const std
     h5::File file = h5::File::create(path);
     file.createGroup(g);
     const std::uint64_t nnz = matrix.nnz();
-    file.writeDoubles(childPath(g, "data"), matrix.values, {nnz});
-    file.writeInt32s(childPath(g, "indices"), matrix.colIdx, {nnz});
-    file.writeInt64s(childPath(g, "indptr"), matrix.rowPtr, {matrix.rows + 1});
+    file.writeDoubles(h5::childPath(g, "data"), matrix.values, {nnz});
+    file.writeInt32s(h5::childPath(g, "indices"), matrix.colIdx, {nnz});
+    file.writeInt64s(h5::childPath(g, "indptr"), matrix.rowPtr, {matrix.rows + 1});
     const std::int64_t shape[2] = {static_cast<std::int64_t>(matrix.rows), static_cast<std::int64_t>(matrix.cols)};
-    file.writeInt64s(childPath(g, "shape"), shape, {2});
+    file.writeInt64s(h5::childPath(g, "shape"), shape, {2});
     file.writeInt64Attribute(g, "shape", shape);
     file.writeStringAttribute(g, "encoding-type", "csr_matrix");
     file.writeStringAttribute(g, "encoding-version", "0.1.0");
     if (!matrix.rowNames.empty())
-        file.writeStrings(childPath(g, "row_names"), matrix.rowNames);
+        file.writeStrings(h5::childPath(g, "row_names"), matrix.rowNames);
     if (!matrix.colNames.empty())
-        file.writeStrings(childPath(g, "col_names"), matrix.colNames);
+        file.writeStrings(h5::childPath(g, "col_names"), matrix.colNames);
 }
 
 } // namespace ks::data

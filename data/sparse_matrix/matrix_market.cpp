@@ -1,27 +1,22 @@
-// Matrix Market (NIST's "The Matrix Market Exchange Formats: Initial Design", Boisvert, Pozo & Remington 1996) and
-// 10x Genomics MEX folders into CSR, the CSR invariants, and the triplet → CSR conversion every sparse reader uses.
+// Matrix Market (NIST's "The Matrix Market Exchange Formats: Initial Design", Boisvert, Pozo & Remington 1996): the
+// reader into CSR (through csrFromTriplets) and the `coordinate real general` writer.
 
 #include "data/dataset_error.h"
 #include "data/host_memory.h"
 #include "data/line_cursor.h"
+#include "data/number_text.h"
+#include "data/reader_messages.h"
 #include "data/sparse_matrix.h"
 #include "data/text_file.h"
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <limits>
 #include <memory>
-#include <stdexcept>
 #include <string_view>
-#include <utility>
 
 namespace ks::data {
 
@@ -40,98 +35,12 @@ struct MmHeader {
 constexpr std::string_view kBannerForm = "%%MatrixMarket matrix <coordinate|array> <real|integer|pattern|complex> "
                                          "<general|symmetric|skew-symmetric|hermitian>";
 
-std::uint64_t saturatingMul(std::uint64_t a, std::uint64_t b)
-{
-    std::uint64_t product = 0;
-    return __builtin_mul_overflow(a, b, &product) ? std::numeric_limits<std::uint64_t>::max() : product;
-}
-
-std::uint64_t saturatingAdd(std::uint64_t a, std::uint64_t b)
-{
-    std::uint64_t sum = 0;
-    return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<std::uint64_t>::max() : sum;
-}
-
-bool equalsIgnoringCase(std::string_view a, std::string_view b)
-{
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-        return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-    });
-}
-
-std::string lowerCase(std::string_view s)
-{
-    std::string out(s);
-    for (char& c : out)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-
-std::string quoted(std::string_view token)
-{
-    constexpr std::size_t kShown = 40;
-    if (token.size() > kShown)
-        return "'" + std::string(token.substr(0, kShown)) + "...'";
-    return "'" + std::string(token) + "'";
-}
-
-/// How a token failed to parse as a number.
-enum class NumberStatus { Ok, NotANumber, OutOfRange, NotAnInteger };
-
-NumberStatus parseReal(std::string_view token, double& value)
-{
-    // from_chars takes no '+'; strip it, but not in front of a '-' ("+-1" is not a number).
-    if (token.size() > 1 && token.front() == '+' && token[1] != '-')
-        token.remove_prefix(1);
-    const char* end = token.data() + token.size();
-    const auto [ptr, ec] = std::from_chars(token.data(), end, value);
-    if (ec == std::errc::result_out_of_range && ptr == end) {
-        // from_chars reports underflow too; strtod tells it (a tiny value, kept as its nearest double) from overflow.
-        const std::string copy(token);
-        errno = 0;
-        value = std::strtod(copy.c_str(), nullptr);
-        return std::isinf(value) ? NumberStatus::OutOfRange : NumberStatus::Ok;
-    }
-    if (ec != std::errc() || ptr != end)
-        return NumberStatus::NotANumber;
-    return NumberStatus::Ok;
-}
-
-NumberStatus parseInteger(std::string_view token, std::int64_t& value)
-{
-    if (token.size() > 1 && token.front() == '+' && token[1] != '-')
-        token.remove_prefix(1);
-    const char* end = token.data() + token.size();
-    const auto [ptr, ec] = std::from_chars(token.data(), end, value);
-    if (ec == std::errc() && ptr == end)
-        return NumberStatus::Ok;
-    double asReal = 0;
-    if (parseReal(token, asReal) == NumberStatus::Ok)
-        return ec == std::errc::result_out_of_range && ptr == end ? NumberStatus::OutOfRange
-                                                                  : NumberStatus::NotAnInteger;
-    return NumberStatus::NotANumber;
-}
-
-/// A non-negative integer of the size line or an index (a sign other than "+", junk or 2^64 and beyond fail).
-NumberStatus parseUnsigned(std::string_view token, std::uint64_t& value)
-{
-    if (token.size() > 1 && token.front() == '+')
-        token.remove_prefix(1);
-    const char* end = token.data() + token.size();
-    const auto [ptr, ec] = std::from_chars(token.data(), end, value);
-    if (ec == std::errc::result_out_of_range && ptr == end)
-        return NumberStatus::OutOfRange;
-    if (ec != std::errc() || ptr != end)
-        return NumberStatus::NotANumber;
-    return NumberStatus::Ok;
-}
-
 MmHeader parseBanner(std::string_view line, const std::string& file)
 {
     const std::string place = linePlace(1);
     std::size_t pos = 0;
     const std::string_view first = nextToken(line, pos);
-    if (!equalsIgnoringCase(first, "%%MatrixMarket"))
+    if (lowerCase(first) != "%%matrixmarket")
         throw DatasetError(
             file, place, "not a Matrix Market file: the first line must be the banner " + std::string(kBannerForm));
     std::array<std::string_view, 4> words;
@@ -144,9 +53,9 @@ MmHeader parseBanner(std::string_view line, const std::string& file)
             "bad banner: " + std::to_string(count)
                 + " words after %%MatrixMarket, expected 4: " + std::string(kBannerForm));
 
-    if (!equalsIgnoringCase(words[0], "matrix"))
+    if (lowerCase(words[0]) != "matrix")
         throw DatasetError(file, place,
-            "bad banner: object " + quoted(words[0]) + " is not supported; only 'matrix' is ("
+            "bad banner: object " + quotedToken(words[0]) + " is not supported; only 'matrix' is ("
                 + std::string(kBannerForm) + ")");
     MmHeader header;
     const std::string format = lowerCase(words[1]);
@@ -156,7 +65,7 @@ MmHeader parseBanner(std::string_view line, const std::string& file)
         header.format = MmFormat::Array;
     else
         throw DatasetError(
-            file, place, "bad banner: unknown format " + quoted(words[1]) + "; expected coordinate or array");
+            file, place, "bad banner: unknown format " + quotedToken(words[1]) + "; expected coordinate or array");
 
     const std::string field = lowerCase(words[2]);
     if (field == "real" || field == "double") // "double": not in the format, but some writers use it
@@ -169,7 +78,7 @@ MmHeader parseBanner(std::string_view line, const std::string& file)
         throw DatasetError(file, place, "complex matrices are not supported (spmv reads real, integer and pattern)");
     else
         throw DatasetError(file, place,
-            "bad banner: unknown field " + quoted(words[2]) + "; expected real, integer, pattern or complex");
+            "bad banner: unknown field " + quotedToken(words[2]) + "; expected real, integer, pattern or complex");
 
     const std::string symmetry = lowerCase(words[3]);
     if (symmetry == "general")
@@ -183,7 +92,7 @@ MmHeader parseBanner(std::string_view line, const std::string& file)
             file, place, "hermitian matrices are not supported (spmv reads general, symmetric and skew-symmetric)");
     else
         throw DatasetError(file, place,
-            "bad banner: unknown symmetry " + quoted(words[3])
+            "bad banner: unknown symmetry " + quotedToken(words[3])
                 + "; expected general, symmetric, skew-symmetric or hermitian");
 
     if (header.field == MmField::Pattern && header.format == MmFormat::Array)
@@ -217,14 +126,14 @@ SizeLine parseSizeLine(std::string_view line, const MmHeader& header, const std:
         const NumberStatus status = parseUnsigned(token, numbers[count]);
         if (status == NumberStatus::OutOfRange)
             throw DatasetError(file, place,
-                "bad size line: " + std::string(names[count]) + " " + quoted(token) + " does not fit in 64 bits");
+                "bad size line: " + std::string(names[count]) + " " + quotedToken(token) + " does not fit in 64 bits");
         if (status != NumberStatus::Ok) {
             std::int64_t negative = 0;
             if (token.front() == '-' && parseInteger(token, negative) == NumberStatus::Ok)
                 throw DatasetError(
                     file, place, "bad size line: negative " + std::string(names[count]) + " " + std::string(token));
             throw DatasetError(file, place,
-                "bad size line: " + std::string(names[count]) + " " + quoted(token)
+                "bad size line: " + std::string(names[count]) + " " + quotedToken(token)
                     + " is not a non-negative integer; expected " + form);
         }
     }
@@ -295,12 +204,12 @@ public:
                 return static_cast<double>(integer);
             case NumberStatus::NotAnInteger:
                 throw DatasetError(m_file, linePlace(line, column),
-                    "value " + quoted(token) + " is not an integer, but the banner declares an integer matrix");
+                    "value " + quotedToken(token) + " is not an integer, but the banner declares an integer matrix");
             case NumberStatus::OutOfRange:
-                throw DatasetError(
-                    m_file, linePlace(line, column), "integer value " + quoted(token) + " does not fit in 64 bits");
+                throw DatasetError(m_file, linePlace(line, column),
+                    "integer value " + quotedToken(token) + " does not fit in 64 bits");
             default:
-                throw DatasetError(m_file, linePlace(line, column), "value " + quoted(token) + " is not a number");
+                throw DatasetError(m_file, linePlace(line, column), "value " + quotedToken(token) + " is not a number");
             }
         }
         double value = 0;
@@ -309,14 +218,13 @@ public:
             break;
         case NumberStatus::OutOfRange:
             throw DatasetError(
-                m_file, linePlace(line, column), "value " + quoted(token) + " is out of the range of a double");
+                m_file, linePlace(line, column), "value " + quotedToken(token) + " is out of the range of a double");
         default:
-            throw DatasetError(m_file, linePlace(line, column), "value " + quoted(token) + " is not a number");
+            throw DatasetError(m_file, linePlace(line, column), "value " + quotedToken(token) + " is not a number");
         }
         if (!m_options.allowNonFinite && !std::isfinite(value))
             throw DatasetError(m_file, linePlace(line, column),
-                std::string(std::isnan(value) ? "value NaN" : "an infinite value")
-                    + " (non-finite values are rejected; allow them with --allow-nonfinite)");
+                std::string(std::isnan(value) ? "value NaN" : "an infinite value") + kNonFiniteHint);
         return value;
     }
 
@@ -337,7 +245,7 @@ std::uint64_t parseIndex(std::string_view token, std::uint64_t dimension, const 
         std::int64_t negative = 0;
         if (parseInteger(token, negative) != NumberStatus::Ok)
             throw DatasetError(file, linePlace(line, column),
-                std::string(what) + " index " + quoted(token) + " is not a positive integer");
+                std::string(what) + " index " + quotedToken(token) + " is not a positive integer");
     }
     const std::string range = dimension == 0 ? std::string("range: the matrix has no ") + what + "s"
                                              : "range 1.." + std::to_string(dimension);
@@ -450,233 +358,12 @@ void readArrayValues(LineCursor& lines, const MmHeader& header, const SizeLine& 
                 + " (size line " + std::to_string(sizeLine) + ")");
 }
 
-std::string plural(std::uint64_t n, const char* one, const char* many)
-{
-    return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
-// --- MEX folders -----------------------------------------------------------------------------------------------
-
-std::string firstExisting(const std::filesystem::path& directory, std::initializer_list<const char*> names)
-{
-    for (const char* name : names) {
-        std::error_code ec;
-        const auto candidate = directory / name;
-        if (std::filesystem::is_regular_file(candidate, ec))
-            return candidate.string();
-    }
-    return {};
-}
-
-/// One name per line of a features/genes/barcodes file: the tab-separated field `preferredField` (0-based) when
-/// the line has it, else the first.
-std::vector<std::string> readNames(const std::string& path, std::size_t preferredField)
-{
-    const std::string text = readTextFile(path);
-    std::vector<std::string> names;
-    LineCursor lines(text);
-    std::string_view line;
-    while (lines.next(line)) {
-        std::size_t start = 0;
-        std::size_t field = 0;
-        std::string_view chosen;
-        for (;;) {
-            const std::size_t tab = line.find('\t', start);
-            const std::string_view piece
-                = line.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start);
-            if (field == 0 || field == preferredField)
-                chosen = piece;
-            if (field == preferredField || tab == std::string_view::npos)
-                break;
-            start = tab + 1;
-            ++field;
-        }
-        names.emplace_back(chosen);
-    }
-    // A final line break ends the last line rather than starting an empty one; blank lines at the very end are
-    // padding, not names.
-    while (!names.empty() && names.back().empty())
-        names.pop_back();
-    return names;
-}
-
-void checkNameCount(const std::vector<std::string>& names, std::uint64_t expected, const std::string& namesFile,
-    const std::string& matrixFile, const char* dimension)
-{
-    if (names.size() != expected)
-        throw DatasetError(namesFile, "",
-            plural(names.size(), "name (line)", "names (lines)") + ", but " + baseName(matrixFile) + " has "
-                + plural(expected, dimension, (std::string(dimension) + "s").c_str()));
-}
-
 } // namespace
-
-// --- CSR -------------------------------------------------------------------------------------------------------
-
-void validateCsr(const CsrMatrix& matrix, const std::string& file)
-{
-    if (matrix.rows > kMaxSparseDimension || matrix.cols > kMaxSparseDimension)
-        throw DatasetError(file, "",
-            "shape " + std::to_string(matrix.rows) + " × " + std::to_string(matrix.cols) + " exceeds "
-                + std::to_string(kMaxSparseDimension) + ", the most a sparse matrix with 32-bit indices holds");
-    if (matrix.rowPtr.size() != matrix.rows + 1)
-        throw DatasetError(file, "",
-            "the row pointers hold " + std::to_string(matrix.rowPtr.size()) + " entries; " + std::to_string(matrix.rows)
-                + " rows need " + std::to_string(matrix.rows + 1));
-    if (matrix.rowPtr[0] != 0)
-        throw DatasetError(
-            file, "row 0", "the row pointers start at " + std::to_string(matrix.rowPtr[0]) + " instead of 0");
-    const std::uint64_t nnz = static_cast<std::uint64_t>(std::max<std::int64_t>(matrix.rowPtr.back(), 0));
-    if (matrix.colIdx.size() != matrix.values.size())
-        throw DatasetError(file, "",
-            std::to_string(matrix.colIdx.size()) + " column indices but " + std::to_string(matrix.values.size())
-                + " values");
-    const std::int32_t cols = static_cast<std::int32_t>(matrix.cols);
-    for (std::uint64_t r = 0; r < matrix.rows; ++r) {
-        const std::int64_t begin = matrix.rowPtr[r];
-        const std::int64_t end = matrix.rowPtr[r + 1];
-        const std::string place = "row " + std::to_string(r);
-        if (end < begin)
-            throw DatasetError(file, place,
-                "the row pointers decrease: rowPtr[" + std::to_string(r) + "] = " + std::to_string(begin) + " > rowPtr["
-                    + std::to_string(r + 1) + "] = " + std::to_string(end));
-        if (static_cast<std::uint64_t>(end) > matrix.colIdx.size())
-            throw DatasetError(file, place,
-                "the row ends at " + std::to_string(end) + ", past the " + std::to_string(matrix.colIdx.size())
-                    + " stored entries");
-        for (std::int64_t k = begin; k < end; ++k) {
-            const std::int32_t c = matrix.colIdx[k];
-            if (c < 0 || c >= cols)
-                throw DatasetError(file, place,
-                    "column index " + std::to_string(c) + " (entry " + std::to_string(k) + ") is outside 0.."
-                        + std::to_string(static_cast<std::int64_t>(cols) - 1));
-            if (k > begin && c <= matrix.colIdx[k - 1])
-                throw DatasetError(file, place,
-                    std::string(c == matrix.colIdx[k - 1] ? "duplicate" : "unsorted") + " column index "
-                        + std::to_string(c) + " (entry " + std::to_string(k) + ") after "
-                        + std::to_string(matrix.colIdx[k - 1]) + "; columns must be strictly ascending within a row");
-        }
-    }
-    if (matrix.colIdx.size() != nnz)
-        throw DatasetError(file, "",
-            "the row pointers end at " + std::to_string(nnz) + " but " + std::to_string(matrix.colIdx.size())
-                + " entries are stored");
-    if (!matrix.rowNames.empty() && matrix.rowNames.size() != matrix.rows)
-        throw DatasetError(file, "",
-            std::to_string(matrix.rowNames.size()) + " row names for " + std::to_string(matrix.rows) + " rows");
-    if (!matrix.colNames.empty() && matrix.colNames.size() != matrix.cols)
-        throw DatasetError(file, "",
-            std::to_string(matrix.colNames.size()) + " column names for " + std::to_string(matrix.cols) + " columns");
-}
-
-CsrMatrix csrFromTriplets(std::uint64_t rows, std::uint64_t cols, std::vector<std::int64_t>& rowIdx,
-    std::vector<std::int32_t>& colIdx, std::vector<double>& values, std::uint64_t* duplicates)
-{
-    const std::size_t n = rowIdx.size();
-    if (colIdx.size() != n || values.size() != n)
-        throw std::logic_error("csrFromTriplets: row, column and value arrays differ in length");
-    if (rows > kMaxSparseDimension || cols > kMaxSparseDimension)
-        throw std::logic_error("csrFromTriplets: shape beyond 32-bit indices");
-
-    CsrMatrix m;
-    m.rows = rows;
-    m.cols = cols;
-    m.rowPtr.assign(rows + 1, 0);
-    // Counting sort by row (stable, so entries of a row keep their file order).
-    for (std::size_t k = 0; k < n; ++k) {
-        const std::int64_t r = rowIdx[k];
-        const std::int32_t c = colIdx[k];
-        if (r < 0 || static_cast<std::uint64_t>(r) >= rows || c < 0 || static_cast<std::uint64_t>(c) >= cols)
-            throw std::logic_error("csrFromTriplets: triplet " + std::to_string(k) + " (" + std::to_string(r) + ", "
-                + std::to_string(c) + ") is outside the " + std::to_string(rows) + " × " + std::to_string(cols)
-                + " matrix");
-        ++m.rowPtr[static_cast<std::size_t>(r) + 1];
-    }
-    for (std::uint64_t r = 0; r < rows; ++r)
-        m.rowPtr[r + 1] += m.rowPtr[r];
-    m.colIdx.resize(n);
-    m.values.resize(n);
-    {
-        std::vector<std::int64_t> cursor(m.rowPtr.begin(), m.rowPtr.end() - 1);
-        for (std::size_t k = 0; k < n; ++k) {
-            const std::int64_t p = cursor[static_cast<std::size_t>(rowIdx[k])]++;
-            m.colIdx[p] = colIdx[k];
-            m.values[p] = values[k];
-        }
-    }
-    // The triplets are consumed: their memory goes back before the rows are sorted.
-    std::vector<std::int64_t>().swap(rowIdx);
-    std::vector<std::int32_t>().swap(colIdx);
-    std::vector<double>().swap(values);
-
-    // Sort each row by column (stable: duplicates are summed in file order), then sum duplicates while compacting.
-    std::vector<std::pair<std::int32_t, double>> scratch;
-    std::uint64_t summed = 0;
-    std::int64_t write = 0;
-    std::int64_t begin = 0;
-    for (std::uint64_t r = 0; r < rows; ++r) {
-        const std::int64_t end = m.rowPtr[r + 1];
-        const auto first = m.colIdx.begin() + begin;
-        const auto last = m.colIdx.begin() + end;
-        if (!std::is_sorted(first, last)) {
-            if (end - begin <= 32) {
-                // Insertion sort: stable, in place, and the fastest for the short rows most matrices have.
-                for (std::int64_t k = begin + 1; k < end; ++k) {
-                    const std::int32_t c = m.colIdx[k];
-                    const double v = m.values[k];
-                    std::int64_t j = k;
-                    for (; j > begin && m.colIdx[j - 1] > c; --j) {
-                        m.colIdx[j] = m.colIdx[j - 1];
-                        m.values[j] = m.values[j - 1];
-                    }
-                    m.colIdx[j] = c;
-                    m.values[j] = v;
-                }
-            } else {
-                scratch.clear();
-                for (std::int64_t k = begin; k < end; ++k)
-                    scratch.emplace_back(m.colIdx[k], m.values[k]);
-                std::stable_sort(
-                    scratch.begin(), scratch.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-                for (std::int64_t k = begin; k < end; ++k) {
-                    m.colIdx[k] = scratch[k - begin].first;
-                    m.values[k] = scratch[k - begin].second;
-                }
-            }
-        }
-        const std::int64_t rowStart = write;
-        for (std::int64_t k = begin; k < end; ++k) {
-            if (write > rowStart && m.colIdx[write - 1] == m.colIdx[k]) {
-                m.values[write - 1] += m.values[k];
-                ++summed;
-                continue;
-            }
-            m.colIdx[write] = m.colIdx[k];
-            m.values[write] = m.values[k];
-            ++write;
-        }
-        begin = end;
-        m.rowPtr[r + 1] = write;
-    }
-    if (summed > 0) {
-        m.colIdx.resize(static_cast<std::size_t>(write));
-        m.values.resize(static_cast<std::size_t>(write));
-        m.colIdx.shrink_to_fit();
-        m.values.shrink_to_fit();
-    }
-    if (duplicates)
-        *duplicates = summed;
-    return m;
-}
-
-// --- Matrix Market ---------------------------------------------------------------------------------------------
 
 CsrMatrix readMatrixMarket(const std::string& path, const ReadOptions& options)
 {
     std::string text = readTextFile(path);
-    std::string_view view = text;
-    if (view.substr(0, 3) == "\xEF\xBB\xBF")
-        view.remove_prefix(3);
+    const std::string_view view = withoutBom(text);
     LineCursor lines(view);
     std::string_view line;
     if (std::all_of(view.begin(), view.end(), [](char c) { return isBlank(c) || c == '\n'; }))
@@ -777,49 +464,6 @@ void writeMatrixMarket(const std::string& path, const CsrMatrix& matrix)
     std::FILE* file = out.release();
     if (std::fclose(file) != 0)
         throw DatasetError(path, "", std::string("write failed: ") + std::strerror(errno));
-}
-
-// --- 10x Genomics MEX ------------------------------------------------------------------------------------------
-
-bool isMexFolder(const std::string& path)
-{
-    std::error_code ec;
-    if (!std::filesystem::is_directory(path, ec))
-        return false;
-    return !firstExisting(path, {"matrix.mtx", "matrix.mtx.gz"}).empty();
-}
-
-CsrMatrix readMexFolder(const std::string& directory, const ReadOptions& options)
-{
-    std::error_code ec;
-    if (!std::filesystem::is_directory(directory, ec))
-        throw DatasetError(directory, "", "not a directory (a 10x Genomics MEX folder was expected)");
-    const std::string matrixFile = firstExisting(directory, {"matrix.mtx", "matrix.mtx.gz"});
-    if (matrixFile.empty())
-        throw DatasetError(directory, "",
-            "no matrix.mtx or matrix.mtx.gz: a 10x Genomics MEX folder holds matrix.mtx, features.tsv (or genes.tsv) "
-            "and barcodes.tsv, each optionally gzipped");
-    CsrMatrix matrix = readMatrixMarket(matrixFile, options);
-
-    const std::string featuresFile
-        = firstExisting(directory, {"features.tsv", "features.tsv.gz", "genes.tsv", "genes.tsv.gz"});
-    if (featuresFile.empty()) {
-        matrix.notes.push_back("no features.tsv or genes.tsv: rows are unnamed");
-    } else {
-        // Cell Ranger writes "id<TAB>name<TAB>type" (genes.tsv: "id<TAB>name"): the name is the second field.
-        std::vector<std::string> names = readNames(featuresFile, 1);
-        checkNameCount(names, matrix.rows, featuresFile, matrixFile, "row");
-        matrix.rowNames = std::move(names);
-    }
-    const std::string barcodesFile = firstExisting(directory, {"barcodes.tsv", "barcodes.tsv.gz"});
-    if (barcodesFile.empty()) {
-        matrix.notes.push_back("no barcodes.tsv: columns are unnamed");
-    } else {
-        std::vector<std::string> names = readNames(barcodesFile, 0);
-        checkNameCount(names, matrix.cols, barcodesFile, matrixFile, "column");
-        matrix.colNames = std::move(names);
-    }
-    return matrix;
 }
 
 } // namespace ks::data
