@@ -18,8 +18,9 @@ struct ReadOptions {
     /// Read only by loadSparseMatrix (spmv): x comes from this file (readVector) instead of being generated.
     std::string vectorPath;
     /// The run's parameters. Read only by the readers that declare reader options, each at its own keys: the
-    /// expression-table readers (orientation, zeros, na) and the point-cloud readers (frame). Every other key, and
-    /// every other reader, ignores them; the workload's parameter axes validate the values.
+    /// expression-table readers (orientation, zeros, na), the point-cloud readers (frame) and the image-set readers
+    /// (split). Every other key, and every other reader, ignores them; the workload's parameter axes validate the
+    /// values.
     std::map<std::string, std::string> params;
 };
 

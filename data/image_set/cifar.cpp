@@ -119,7 +119,7 @@ std::vector<std::string> findCifarBatches(const std::string& path, const ReadOpt
     return files;
 }
 
-ImageSet readCifar10(const std::vector<std::string>& files, const ReadOptions& /*options*/)
+ImageSet readCifar10(const std::vector<std::string>& files, const ReadOptions&)
 {
     if (files.empty())
         throw std::invalid_argument("readCifar10: no files");

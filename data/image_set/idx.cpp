@@ -185,7 +185,7 @@ IdxPair findIdxPair(const std::string& path, const ReadOptions& options)
             + kLabelsTag + "[.gz]");
 }
 
-ImageSet readIdx(const IdxPair& files, const ReadOptions& /*options*/)
+ImageSet readIdx(const IdxPair& files, const ReadOptions&)
 {
     const IdxFile images = readIdxFile(files.images);
     const std::vector<std::uint32_t> dims = idxHeader(images, kImagesMagic, "images");

@@ -12,12 +12,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 #include <zlib.h>
@@ -420,6 +420,11 @@ const BadImages kBadImages[] = {
         },
         ".", ".", "", "no data_batch_N.bin in the folder for the train split"},
 };
+
+void PrintTo(const BadImages& bad, std::ostream* os)
+{
+    *os << bad.name;
+}
 
 class BadImageTest : public ImageSetTest, public ::testing::WithParamInterface<BadImages> { };
 
