@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 
 constexpr std::uint32_t kCifarSide = 32;
 constexpr std::uint32_t kCifarChannels = 3;
-constexpr std::uint64_t kCifarPixels = kCifarChannels * kCifarSide * kCifarSide;
+constexpr std::uint64_t kCifarPixels = std::uint64_t {kCifarChannels} * kCifarSide * kCifarSide;
 constexpr std::uint64_t kCifar10Record = 1 + kCifarPixels;
 constexpr std::uint64_t kCifar100Record = 2 + kCifarPixels;
 
@@ -114,6 +114,7 @@ std::vector<std::string> findCifarBatches(const std::string& path, const ReadOpt
         throw DatasetError(path, "", "no data_batch_N.bin in the folder for the train split");
     std::sort(batches.begin(), batches.end());
     std::vector<std::string> files;
+    files.reserve(batches.size());
     for (auto& batch : batches)
         files.push_back(std::move(batch.second));
     return files;

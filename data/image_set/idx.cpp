@@ -159,6 +159,7 @@ IdxPair findIdxPair(const std::string& path, const ReadOptions& options)
             return {images, labels};
         }
         std::vector<std::string> looked;
+        looked.reserve(prefixes.size());
         for (const auto& prefix : prefixes)
             looked.push_back(prefix + kImagesTag + "[.gz]");
         throw DatasetError(path, "",
@@ -171,7 +172,7 @@ IdxPair findIdxPair(const std::string& path, const ReadOptions& options)
     const fs::path directory = file.has_parent_path() ? file.parent_path() : fs::path(".");
     auto partner = [&](const std::string& tag, const std::string& otherTag) {
         const std::string otherStem = stem.substr(0, stem.size() - std::string(tag).size()) + otherTag;
-        const std::string found = existingVariant(directory, otherStem, gz);
+        std::string found = existingVariant(directory, otherStem, gz);
         if (found.empty())
             throw DatasetError(path, "", "no " + otherStem + "[.gz] beside it to pair with");
         return found;
