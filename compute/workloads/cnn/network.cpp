@@ -1,0 +1,345 @@
+#include "compute/workloads/cnn/network.h"
+
+#include "data/random.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace ks::cnn {
+
+namespace {
+std::size_t at(int b, int c, int y, int x, Shape s)
+{
+    return ((static_cast<std::size_t>(b) * static_cast<std::size_t>(s.c) + static_cast<std::size_t>(c))
+                   * static_cast<std::size_t>(s.h)
+               + static_cast<std::size_t>(y))
+        * static_cast<std::size_t>(s.w)
+        + static_cast<std::size_t>(x);
+}
+
+std::size_t u(int v)
+{
+    return static_cast<std::size_t>(v);
+}
+} // namespace
+
+Layout::Layout(Shape input)
+    : m_input(input)
+{
+    if (input.c < 1 || input.h < 4 || input.w < 4)
+        throw std::invalid_argument("the cnn network needs images of at least 1 × 4 × 4 (got " + std::to_string(input.c)
+            + " × " + std::to_string(input.h) + " × " + std::to_string(input.w) + ")");
+    auto add = [&](std::string name, std::vector<int> dims, int fanIn) {
+        std::size_t count = 1;
+        for (int d : dims)
+            count *= u(d);
+        m_tensors.push_back({std::move(name), std::move(dims), m_count, count, fanIn});
+        m_count += count;
+    };
+    add("conv1.weight", {kConv1, input.c, 3, 3}, input.c * 9);
+    add("conv1.bias", {kConv1}, 0);
+    add("conv2.weight", {kConv2, kConv1, 3, 3}, kConv1 * 9);
+    add("conv2.bias", {kConv2}, 0);
+    add("fc1.weight", {kHidden, flatFeatures()}, flatFeatures());
+    add("fc1.bias", {kHidden}, 0);
+    add("fc2.weight", {kClasses, kHidden}, kHidden);
+    add("fc2.bias", {kClasses}, 0);
+}
+
+const Tensor& Layout::tensor(const std::string& name) const
+{
+    for (const auto& t : m_tensors)
+        if (t.name == name)
+            return t;
+    throw std::invalid_argument("the cnn network has no tensor '" + name + "'");
+}
+
+std::vector<float> initialParameters(const Layout& layout, std::uint64_t seed)
+{
+    std::vector<float> p(layout.parameterCount(), 0.0f);
+    const data::CounterRng rng(seed);
+    for (std::size_t t = 0; t < layout.tensors().size(); ++t) {
+        const Tensor& tensor = layout.tensors()[t];
+        if (tensor.fanIn == 0)
+            continue;
+        const double scale = std::sqrt(2.0 / tensor.fanIn);
+        for (std::size_t i = 0; i < tensor.count; ++i)
+            p[tensor.offset + i] = static_cast<float>(scale * rng.normal(t, i));
+    }
+    return p;
+}
+
+template <class T>
+void convForward(std::span<const T> in, int batch, Shape s, std::span<const T> weight, std::span<const T> bias,
+    int outChannels, std::span<T> out)
+{
+    const Shape o {outChannels, s.h, s.w};
+    for (int b = 0; b < batch; ++b)
+        for (int oc = 0; oc < outChannels; ++oc)
+            for (int y = 0; y < s.h; ++y)
+                for (int x = 0; x < s.w; ++x) {
+                    T sum = bias[u(oc)];
+                    for (int ic = 0; ic < s.c; ++ic)
+                        for (int ky = 0; ky < 3; ++ky)
+                            for (int kx = 0; kx < 3; ++kx) {
+                                const int iy = y + ky - 1, ix = x + kx - 1;
+                                if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w)
+                                    continue;
+                                sum += weight[((u(oc) * u(s.c) + u(ic)) * 3 + u(ky)) * 3 + u(kx)]
+                                    * in[at(b, ic, iy, ix, s)];
+                            }
+                    out[at(b, oc, y, x, o)] = sum;
+                }
+}
+
+template <class T>
+void convBackward(std::span<const T> in, int batch, Shape s, std::span<const T> weight, int outChannels,
+    std::span<const T> dOut, std::span<T> dWeight, std::span<T> dBias, std::span<T> dIn)
+{
+    const Shape o {outChannels, s.h, s.w};
+    std::fill(dWeight.begin(), dWeight.end(), T(0));
+    std::fill(dBias.begin(), dBias.end(), T(0));
+    if (!dIn.empty())
+        std::fill(dIn.begin(), dIn.end(), T(0));
+    for (int b = 0; b < batch; ++b)
+        for (int oc = 0; oc < outChannels; ++oc)
+            for (int y = 0; y < s.h; ++y)
+                for (int x = 0; x < s.w; ++x) {
+                    const T g = dOut[at(b, oc, y, x, o)];
+                    dBias[u(oc)] += g;
+                    for (int ic = 0; ic < s.c; ++ic)
+                        for (int ky = 0; ky < 3; ++ky)
+                            for (int kx = 0; kx < 3; ++kx) {
+                                const int iy = y + ky - 1, ix = x + kx - 1;
+                                if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w)
+                                    continue;
+                                const std::size_t w = ((u(oc) * u(s.c) + u(ic)) * 3 + u(ky)) * 3 + u(kx);
+                                dWeight[w] += g * in[at(b, ic, iy, ix, s)];
+                                if (!dIn.empty())
+                                    dIn[at(b, ic, iy, ix, s)] += g * weight[w];
+                            }
+                }
+}
+
+template <class T> void reluForward(std::span<T> values)
+{
+    for (T& v : values)
+        v = v > T(0) ? v : T(0);
+}
+
+template <class T> void reluBackward(std::span<const T> output, std::span<T> grad)
+{
+    for (std::size_t i = 0; i < grad.size(); ++i)
+        if (!(output[i] > T(0)))
+            grad[i] = T(0);
+}
+
+template <class T>
+void poolForward(std::span<const T> in, int batch, Shape s, std::span<T> out, std::span<std::uint32_t> argmax)
+{
+    const Shape o {s.c, s.h / 2, s.w / 2};
+    for (int b = 0; b < batch; ++b)
+        for (int c = 0; c < s.c; ++c)
+            for (int y = 0; y < o.h; ++y)
+                for (int x = 0; x < o.w; ++x) {
+                    T best = -std::numeric_limits<T>::infinity();
+                    std::uint32_t where = 0;
+                    for (int dy = 0; dy < 2; ++dy)
+                        for (int dx = 0; dx < 2; ++dx) {
+                            const int iy = 2 * y + dy, ix = 2 * x + dx;
+                            const T v = in[at(b, c, iy, ix, s)];
+                            if (v > best) {
+                                best = v;
+                                where = static_cast<std::uint32_t>(iy * s.w + ix);
+                            }
+                        }
+                    out[at(b, c, y, x, o)] = best;
+                    argmax[at(b, c, y, x, o)] = where;
+                }
+}
+
+template <class T>
+void poolBackward(std::span<const T> dOut, int batch, Shape s, std::span<const std::uint32_t> argmax, std::span<T> dIn)
+{
+    const Shape o {s.c, s.h / 2, s.w / 2};
+    std::fill(dIn.begin(), dIn.end(), T(0));
+    for (int b = 0; b < batch; ++b)
+        for (int c = 0; c < s.c; ++c)
+            for (int y = 0; y < o.h; ++y)
+                for (int x = 0; x < o.w; ++x) {
+                    const std::uint32_t where = argmax[at(b, c, y, x, o)];
+                    dIn[at(b, c, 0, 0, s) + where] = dOut[at(b, c, y, x, o)];
+                }
+}
+
+template <class T>
+void fcForward(std::span<const T> in, int batch, int inputs, std::span<const T> weight, std::span<const T> bias,
+    int outputs, std::span<T> out)
+{
+    for (int b = 0; b < batch; ++b)
+        for (int o = 0; o < outputs; ++o) {
+            T sum = bias[u(o)];
+            for (int i = 0; i < inputs; ++i)
+                sum += weight[u(o) * u(inputs) + u(i)] * in[u(b) * u(inputs) + u(i)];
+            out[u(b) * u(outputs) + u(o)] = sum;
+        }
+}
+
+template <class T>
+void fcBackward(std::span<const T> in, int batch, int inputs, std::span<const T> weight, int outputs,
+    std::span<const T> dOut, std::span<T> dWeight, std::span<T> dBias, std::span<T> dIn)
+{
+    std::fill(dWeight.begin(), dWeight.end(), T(0));
+    std::fill(dBias.begin(), dBias.end(), T(0));
+    if (!dIn.empty())
+        std::fill(dIn.begin(), dIn.end(), T(0));
+    for (int b = 0; b < batch; ++b)
+        for (int o = 0; o < outputs; ++o) {
+            const T g = dOut[u(b) * u(outputs) + u(o)];
+            dBias[u(o)] += g;
+            for (int i = 0; i < inputs; ++i) {
+                dWeight[u(o) * u(inputs) + u(i)] += g * in[u(b) * u(inputs) + u(i)];
+                if (!dIn.empty())
+                    dIn[u(b) * u(inputs) + u(i)] += g * weight[u(o) * u(inputs) + u(i)];
+            }
+        }
+}
+
+template <class T>
+T softmaxCrossEntropy(
+    std::span<const T> logits, int batch, int classes, std::span<const std::uint8_t> labels, std::span<T> dLogits)
+{
+    T total = 0;
+    for (int b = 0; b < batch; ++b) {
+        const T* z = logits.data() + u(b) * u(classes);
+        const T largest = *std::max_element(z, z + classes);
+        T sum = 0;
+        for (int k = 0; k < classes; ++k)
+            sum += std::exp(z[k] - largest);
+        const T logSum = largest + std::log(sum);
+        total += logSum - z[labels[u(b)]];
+        for (int k = 0; k < classes; ++k) {
+            const T p = std::exp(z[k] - logSum);
+            dLogits[u(b) * u(classes) + u(k)] = (p - (k == labels[u(b)] ? T(1) : T(0))) / static_cast<T>(batch);
+        }
+    }
+    return total / static_cast<T>(batch);
+}
+
+namespace {
+/// Every activation of one pass, kept for the backward pass.
+template <class T> struct Activations {
+    std::vector<T> conv1, pool1, conv2, pool2, fc1, logits;
+    std::vector<std::uint32_t> arg1, arg2;
+};
+
+template <class T> std::span<const T> slice(std::span<const T> p, const Tensor& t)
+{
+    return p.subspan(t.offset, t.count);
+}
+
+template <class T> Activations<T> forward(const Layout& l, std::span<const T> p, std::span<const T> images, int batch)
+{
+    const std::size_t n = u(batch);
+    Activations<T> a;
+    const Shape c1 = l.conv1Out(), p1 = l.pool1Out(), c2 {Layout::kConv2, p1.h, p1.w}, p2 = l.pool2Out();
+    a.conv1.resize(n * c1.size());
+    convForward<T>(images, batch, l.input(), slice(p, l.tensor("conv1.weight")), slice(p, l.tensor("conv1.bias")),
+        Layout::kConv1, a.conv1);
+    reluForward<T>(a.conv1);
+    a.pool1.resize(n * p1.size());
+    a.arg1.resize(a.pool1.size());
+    poolForward<T>(a.conv1, batch, c1, a.pool1, a.arg1);
+    a.conv2.resize(n * c2.size());
+    convForward<T>(a.pool1, batch, p1, slice(p, l.tensor("conv2.weight")), slice(p, l.tensor("conv2.bias")),
+        Layout::kConv2, a.conv2);
+    reluForward<T>(a.conv2);
+    a.pool2.resize(n * p2.size());
+    a.arg2.resize(a.pool2.size());
+    poolForward<T>(a.conv2, batch, c2, a.pool2, a.arg2);
+    a.fc1.resize(n * Layout::kHidden);
+    fcForward<T>(a.pool2, batch, l.flatFeatures(), slice(p, l.tensor("fc1.weight")), slice(p, l.tensor("fc1.bias")),
+        Layout::kHidden, a.fc1);
+    reluForward<T>(a.fc1);
+    a.logits.resize(n * Layout::kClasses);
+    fcForward<T>(a.fc1, batch, Layout::kHidden, slice(p, l.tensor("fc2.weight")), slice(p, l.tensor("fc2.bias")),
+        Layout::kClasses, a.logits);
+    return a;
+}
+} // namespace
+
+template <class T>
+std::vector<T> logits(const Layout& layout, std::span<const T> parameters, std::span<const T> images, int batch)
+{
+    return forward(layout, parameters, images, batch).logits;
+}
+
+template <class T>
+T lossAndGradient(const Layout& l, std::span<const T> p, std::span<const T> images,
+    std::span<const std::uint8_t> labels, int batch, std::span<T> g)
+{
+    const Activations<T> a = forward(l, p, images, batch);
+    const Shape c1 = l.conv1Out(), p1 = l.pool1Out(), c2 {Layout::kConv2, p1.h, p1.w};
+    auto grad = [&](const char* name) {
+        const Tensor& t = l.tensor(name);
+        return g.subspan(t.offset, t.count);
+    };
+    std::vector<T> dLogits(a.logits.size());
+    const T loss = softmaxCrossEntropy<T>(a.logits, batch, Layout::kClasses, labels, dLogits);
+
+    std::vector<T> dFc1(a.fc1.size());
+    fcBackward<T>(a.fc1, batch, Layout::kHidden, slice(p, l.tensor("fc2.weight")), Layout::kClasses, dLogits,
+        grad("fc2.weight"), grad("fc2.bias"), dFc1);
+    reluBackward<T>(a.fc1, dFc1);
+    std::vector<T> dPool2(a.pool2.size());
+    fcBackward<T>(a.pool2, batch, l.flatFeatures(), slice(p, l.tensor("fc1.weight")), Layout::kHidden, dFc1,
+        grad("fc1.weight"), grad("fc1.bias"), dPool2);
+    std::vector<T> dConv2(a.conv2.size());
+    poolBackward<T>(dPool2, batch, c2, a.arg2, dConv2);
+    reluBackward<T>(a.conv2, dConv2);
+    std::vector<T> dPool1(a.pool1.size());
+    convBackward<T>(a.pool1, batch, p1, slice(p, l.tensor("conv2.weight")), Layout::kConv2, dConv2,
+        grad("conv2.weight"), grad("conv2.bias"), dPool1);
+    std::vector<T> dConv1(a.conv1.size());
+    poolBackward<T>(dPool1, batch, c1, a.arg1, dConv1);
+    reluBackward<T>(a.conv1, dConv1);
+    convBackward<T>(images, batch, l.input(), slice(p, l.tensor("conv1.weight")), Layout::kConv1, dConv1,
+        grad("conv1.weight"), grad("conv1.bias"), std::span<T>());
+    return loss;
+}
+
+template <class T>
+void sgdMomentum(
+    std::span<T> parameters, std::span<T> velocity, std::span<const T> gradient, double lr, double momentum)
+{
+    for (std::size_t i = 0; i < parameters.size(); ++i) {
+        velocity[i] = static_cast<T>(momentum) * velocity[i] + gradient[i];
+        parameters[i] -= static_cast<T>(lr) * velocity[i];
+    }
+}
+
+#define KS_CNN_INSTANTIATE(T)                                                                                          \
+    template void convForward<T>(                                                                                      \
+        std::span<const T>, int, Shape, std::span<const T>, std::span<const T>, int, std::span<T>);                    \
+    template void convBackward<T>(std::span<const T>, int, Shape, std::span<const T>, int, std::span<const T>,         \
+        std::span<T>, std::span<T>, std::span<T>);                                                                     \
+    template void reluForward<T>(std::span<T>);                                                                        \
+    template void reluBackward<T>(std::span<const T>, std::span<T>);                                                   \
+    template void poolForward<T>(std::span<const T>, int, Shape, std::span<T>, std::span<std::uint32_t>);              \
+    template void poolBackward<T>(std::span<const T>, int, Shape, std::span<const std::uint32_t>, std::span<T>);       \
+    template void fcForward<T>(                                                                                        \
+        std::span<const T>, int, int, std::span<const T>, std::span<const T>, int, std::span<T>);                      \
+    template void fcBackward<T>(std::span<const T>, int, int, std::span<const T>, int, std::span<const T>,             \
+        std::span<T>, std::span<T>, std::span<T>);                                                                     \
+    template T softmaxCrossEntropy<T>(std::span<const T>, int, int, std::span<const std::uint8_t>, std::span<T>);      \
+    template T lossAndGradient<T>(                                                                                     \
+        const Layout&, std::span<const T>, std::span<const T>, std::span<const std::uint8_t>, int, std::span<T>);      \
+    template std::vector<T> logits<T>(const Layout&, std::span<const T>, std::span<const T>, int);                     \
+    template void sgdMomentum<T>(std::span<T>, std::span<T>, std::span<const T>, double, double);
+
+KS_CNN_INSTANTIATE(float)
+KS_CNN_INSTANTIATE(double)
+
+} // namespace ks::cnn
