@@ -71,11 +71,15 @@ std::vector<float> initialParameters(const Layout& layout, std::uint64_t seed)
     return p;
 }
 
+// The loops below run over OpenMP threads, each output owned by one thread and summed in a fixed order: the results
+// do not depend on the thread count, and two runs are bit-identical (the atomic-free decomposition of seed 004).
+
 template <class T>
 void convForward(std::span<const T> in, int batch, Shape s, std::span<const T> weight, std::span<const T> bias,
     int outChannels, std::span<T> out)
 {
     const Shape o {outChannels, s.h, s.w};
+#pragma omp parallel for collapse(2) schedule(static)
     for (int b = 0; b < batch; ++b)
         for (int oc = 0; oc < outChannels; ++oc)
             for (int y = 0; y < s.h; ++y)
@@ -99,27 +103,49 @@ void convBackward(std::span<const T> in, int batch, Shape s, std::span<const T> 
     std::span<const T> dOut, std::span<T> dWeight, std::span<T> dBias, std::span<T> dIn)
 {
     const Shape o {outChannels, s.h, s.w};
-    std::fill(dWeight.begin(), dWeight.end(), T(0));
-    std::fill(dBias.begin(), dBias.end(), T(0));
-    if (!dIn.empty())
-        std::fill(dIn.begin(), dIn.end(), T(0));
-    for (int b = 0; b < batch; ++b)
-        for (int oc = 0; oc < outChannels; ++oc)
-            for (int y = 0; y < s.h; ++y)
-                for (int x = 0; x < s.w; ++x) {
-                    const T g = dOut[at(b, oc, y, x, o)];
-                    dBias[u(oc)] += g;
-                    for (int ic = 0; ic < s.c; ++ic)
-                        for (int ky = 0; ky < 3; ++ky)
-                            for (int kx = 0; kx < 3; ++kx) {
+    // Weight and bias gradients: a thread per output channel, summing over the batch and the plane.
+#pragma omp parallel for schedule(static)
+    for (int oc = 0; oc < outChannels; ++oc) {
+        T biasSum = 0;
+        for (int ic = 0; ic < s.c; ++ic)
+            for (int ky = 0; ky < 3; ++ky)
+                for (int kx = 0; kx < 3; ++kx) {
+                    T sum = 0;
+                    for (int b = 0; b < batch; ++b)
+                        for (int y = 0; y < s.h; ++y)
+                            for (int x = 0; x < s.w; ++x) {
                                 const int iy = y + ky - 1, ix = x + kx - 1;
                                 if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w)
                                     continue;
-                                const std::size_t w = ((u(oc) * u(s.c) + u(ic)) * 3 + u(ky)) * 3 + u(kx);
-                                dWeight[w] += g * in[at(b, ic, iy, ix, s)];
-                                if (!dIn.empty())
-                                    dIn[at(b, ic, iy, ix, s)] += g * weight[w];
+                                sum += dOut[at(b, oc, y, x, o)] * in[at(b, ic, iy, ix, s)];
                             }
+                    dWeight[((u(oc) * u(s.c) + u(ic)) * 3 + u(ky)) * 3 + u(kx)] = sum;
+                }
+        for (int b = 0; b < batch; ++b)
+            for (int y = 0; y < s.h; ++y)
+                for (int x = 0; x < s.w; ++x)
+                    biasSum += dOut[at(b, oc, y, x, o)];
+        dBias[u(oc)] = biasSum;
+    }
+    if (dIn.empty())
+        return;
+        // Input gradients gathered, a thread per (image, input channel): every output that read an input adds to it.
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int b = 0; b < batch; ++b)
+        for (int ic = 0; ic < s.c; ++ic)
+            for (int iy = 0; iy < s.h; ++iy)
+                for (int ix = 0; ix < s.w; ++ix) {
+                    T sum = 0;
+                    for (int oc = 0; oc < outChannels; ++oc)
+                        for (int ky = 0; ky < 3; ++ky)
+                            for (int kx = 0; kx < 3; ++kx) {
+                                const int y = iy - ky + 1, x = ix - kx + 1;
+                                if (y < 0 || y >= s.h || x < 0 || x >= s.w)
+                                    continue;
+                                sum += dOut[at(b, oc, y, x, o)]
+                                    * weight[((u(oc) * u(s.c) + u(ic)) * 3 + u(ky)) * 3 + u(kx)];
+                            }
+                    dIn[at(b, ic, iy, ix, s)] = sum;
                 }
 }
 
@@ -178,6 +204,7 @@ template <class T>
 void fcForward(std::span<const T> in, int batch, int inputs, std::span<const T> weight, std::span<const T> bias,
     int outputs, std::span<T> out)
 {
+#pragma omp parallel for collapse(2) schedule(static)
     for (int b = 0; b < batch; ++b)
         for (int o = 0; o < outputs; ++o) {
             T sum = bias[u(o)];
@@ -191,19 +218,29 @@ template <class T>
 void fcBackward(std::span<const T> in, int batch, int inputs, std::span<const T> weight, int outputs,
     std::span<const T> dOut, std::span<T> dWeight, std::span<T> dBias, std::span<T> dIn)
 {
-    std::fill(dWeight.begin(), dWeight.end(), T(0));
-    std::fill(dBias.begin(), dBias.end(), T(0));
-    if (!dIn.empty())
-        std::fill(dIn.begin(), dIn.end(), T(0));
-    for (int b = 0; b < batch; ++b)
-        for (int o = 0; o < outputs; ++o) {
+    // A thread per output: its weight row and bias, summed over the batch.
+#pragma omp parallel for schedule(static)
+    for (int o = 0; o < outputs; ++o) {
+        T biasSum = 0;
+        for (int i = 0; i < inputs; ++i)
+            dWeight[u(o) * u(inputs) + u(i)] = 0;
+        for (int b = 0; b < batch; ++b) {
             const T g = dOut[u(b) * u(outputs) + u(o)];
-            dBias[u(o)] += g;
-            for (int i = 0; i < inputs; ++i) {
+            biasSum += g;
+            for (int i = 0; i < inputs; ++i)
                 dWeight[u(o) * u(inputs) + u(i)] += g * in[u(b) * u(inputs) + u(i)];
-                if (!dIn.empty())
-                    dIn[u(b) * u(inputs) + u(i)] += g * weight[u(o) * u(inputs) + u(i)];
-            }
+        }
+        dBias[u(o)] = biasSum;
+    }
+    if (dIn.empty())
+        return;
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int b = 0; b < batch; ++b)
+        for (int i = 0; i < inputs; ++i) {
+            T sum = 0;
+            for (int o = 0; o < outputs; ++o)
+                sum += dOut[u(b) * u(outputs) + u(o)] * weight[u(o) * u(inputs) + u(i)];
+            dIn[u(b) * u(inputs) + u(i)] = sum;
         }
 }
 

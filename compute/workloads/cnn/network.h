@@ -8,7 +8,9 @@
 // gradients, a Delta per tensor and an HDF5 file of the weights all share one layout.
 //
 // The layer functions here are plain loops over a value type T: the reference runs them in double, the CPU variant
-// in float. They are the oracle's building blocks, so they are written to be obviously right, not fast.
+// in float. They are the oracle's building blocks, so they are written to be obviously right, not fast: spread over
+// OpenMP threads, each output owned by one thread and summed in a fixed order, so a result is bit-identical whatever
+// the thread count.
 
 #include <cstddef>
 #include <cstdint>
