@@ -147,6 +147,7 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
         const double started = m_clock->nowSeconds();
         auto timeUp = [&] { return m_clock->nowSeconds() - started >= options.timeLimitS; };
         RepTimer& timer = prepared->timer();
+        std::string note;
 
         for (int w = 0; w < options.warmup && !stop.stop_requested() && !timeUp(); ++w) {
             timer.start();
@@ -154,6 +155,9 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
             timer.stop();
             timer.elapsedMs();
         }
+        prepared->reset();
+        const std::optional<int> fixed = workload.fixedRepetitions(request.params);
+        const int maxRepetitions = fixed ? *fixed : options.maxRepetitions;
         bool cancelled = false;
         while (true) {
             if (stop.stop_requested()) {
@@ -176,15 +180,20 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
             observer.onSample(sample);
 
             const auto n = static_cast<int>(stats.count());
-            if (n >= options.maxRepetitions)
+            if (n >= maxRepetitions)
                 break;
-            if (n >= options.minRepetitions && stats.relativeStandardError() <= options.noiseTarget)
+            if (!fixed && n >= options.minRepetitions && stats.relativeStandardError() <= options.noiseTarget)
                 break;
-            if (timeUp())
+            if (timeUp()) {
+                if (fixed && note.empty())
+                    note = "stopped at the time limit after " + std::to_string(n) + " of " + std::to_string(*fixed)
+                        + " repetitions";
                 break;
+            }
         }
 
-        std::string note = prepared->note();
+        if (std::string own = prepared->note(); !own.empty())
+            note = note.empty() ? own : own + "; " + note;
         if (stats.count() > 0) {
             auto result = std::make_shared<const Result>(prepared->fetch());
             if (request.reference) {

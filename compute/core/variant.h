@@ -38,6 +38,9 @@ public:
     virtual RepTimer& timer() = 0;
     /// Evicts the inputs from caches between repetitions (outside the timed region).
     virtual void flushCaches() { }
+    /// Restores what repetitions change (a training step's weights and step count) after the warm-ups, so the
+    /// timed repetitions start from the prepared state. Nothing by default: most repetitions change nothing.
+    virtual void reset() { }
     /// Host-to-device upload time of prepare, reported apart from the kernel time.
     virtual double transferMs() const { return 0.0; }
     /// A value streamed with each repetition's Sample (a training step's loss); none by default.

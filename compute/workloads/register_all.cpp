@@ -1,5 +1,6 @@
 // Every workload the engine offers, registered explicitly.
 #include "compute/core/registry.h"
+#include "compute/workloads/cnn/cnn.h"
 #include "compute/workloads/linreg/linreg.h"
 #include "compute/workloads/lrv/lrv.h"
 #include "compute/workloads/sdh/sdh.h"
@@ -13,6 +14,7 @@ void registerAllWorkloads(Registry& registry)
     lrv::registerLrv(registry);
     spmv::registerSpmv(registry);
     sdh::registerSdh(registry);
+    cnn::registerCnn(registry);
 }
 
 } // namespace ks

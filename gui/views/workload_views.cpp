@@ -1,3 +1,4 @@
+#include "gui/views/cnn_view.h"
 #include "gui/views/linreg_view.h"
 #include "gui/views/lrv_view.h"
 #include "gui/views/result_values_view.h"
@@ -17,6 +18,8 @@ WorkloadView* createWorkloadView(const std::string& workloadId, ResultsModel* mo
         return new SdhView(model, parent);
     if (workloadId == "spmv")
         return new SpmvView(model, parent);
+    if (workloadId == "cnn")
+        return new CnnView(model, parent);
     return new ResultValuesView(model, parent);
 }
 

@@ -150,7 +150,7 @@ TEST_F(Cli, BadInputExitsTwoWithOneLine)
     };
     std::ofstream(path("bad.csv")) << "x,y\n1,2\n3,oops\n";
     const std::vector<Case> cases {
-        {{"run", "-w", "nope"}, "unknown workload 'nope' (known: linreg, lrv, spmv, sdh)"},
+        {{"run", "-w", "nope"}, "unknown workload 'nope' (known: linreg, lrv, spmv, sdh, cnn)"},
         {{"run", "-w", "linreg", "-v", "warp_drive"}, "unknown variant 'warp_drive'"},
         {{"run", "-w", "linreg", "-p", "precision=f16"}, "precision=f16 is not one of: f64, f32"},
         {{"run", "-w", "linreg", "-p", "bogus=1"}, "unknown parameter 'bogus'"},

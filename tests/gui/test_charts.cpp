@@ -583,7 +583,7 @@ TEST(WorkloadViewFactory, LinregHasItsOwnViewOthersTheResultValues)
 {
     ResultsModel model;
     std::unique_ptr<WorkloadView> linregView(createWorkloadView("linreg", &model, nullptr));
-    std::unique_ptr<WorkloadView> otherView(createWorkloadView("cnn", &model, nullptr)); // no view of its own yet
+    std::unique_ptr<WorkloadView> otherView(createWorkloadView("unknown", &model, nullptr)); // no view of its own
     EXPECT_NE(qobject_cast<LinregView*>(linregView.get()), nullptr);
     EXPECT_NE(qobject_cast<ResultValuesView*>(otherView.get()), nullptr);
 }

@@ -265,11 +265,69 @@ T softmaxCrossEntropy(
     return total / static_cast<T>(batch);
 }
 
+std::vector<std::uint64_t> Decisions::pack() const
+{
+    std::vector<std::uint64_t> words {relu1.size(), pool1.size(), relu2.size(), pool2.size(), relu3.size()};
+    auto bits = [&](const std::vector<std::uint8_t>& mask) {
+        for (std::size_t i = 0; i < mask.size(); i += 64) {
+            std::uint64_t word = 0;
+            for (std::size_t j = i; j < std::min(mask.size(), i + 64); ++j)
+                word |= std::uint64_t(mask[j] != 0) << (j - i);
+            words.push_back(word);
+        }
+    };
+    auto pairs = [&](const std::vector<std::uint32_t>& index) {
+        for (std::size_t i = 0; i < index.size(); i += 2)
+            words.push_back(index[i] | (i + 1 < index.size() ? std::uint64_t(index[i + 1]) << 32 : 0));
+    };
+    bits(relu1);
+    pairs(pool1);
+    bits(relu2);
+    pairs(pool2);
+    bits(relu3);
+    return words;
+}
+
+Decisions Decisions::unpack(std::span<const std::uint64_t> words)
+{
+    if (words.size() < 5)
+        throw std::invalid_argument("cnn decisions: no header");
+    std::size_t at = 5;
+    auto take = [&](std::size_t count) {
+        if (words.size() - at < count)
+            throw std::invalid_argument("cnn decisions: shorter than their header says");
+        const std::size_t first = at;
+        at += count;
+        return first;
+    };
+    auto bits = [&](std::size_t n, std::vector<std::uint8_t>& mask) {
+        const std::size_t first = take((n + 63) / 64);
+        mask.resize(n);
+        for (std::size_t j = 0; j < n; ++j)
+            mask[j] = static_cast<std::uint8_t>((words[first + j / 64] >> (j % 64)) & 1u);
+    };
+    auto pairs = [&](std::size_t n, std::vector<std::uint32_t>& index) {
+        const std::size_t first = take((n + 1) / 2);
+        index.resize(n);
+        for (std::size_t j = 0; j < n; ++j)
+            index[j] = static_cast<std::uint32_t>(words[first + j / 2] >> (32 * (j % 2)));
+    };
+    Decisions d;
+    bits(static_cast<std::size_t>(words[0]), d.relu1);
+    pairs(static_cast<std::size_t>(words[1]), d.pool1);
+    bits(static_cast<std::size_t>(words[2]), d.relu2);
+    pairs(static_cast<std::size_t>(words[3]), d.pool2);
+    bits(static_cast<std::size_t>(words[4]), d.relu3);
+    if (at != words.size())
+        throw std::invalid_argument("cnn decisions: longer than their header says");
+    return d;
+}
+
 namespace {
-/// Every activation of one pass, kept for the backward pass.
+/// Every activation of one pass, and its decisions, kept for the backward pass.
 template <class T> struct Activations {
     std::vector<T> conv1, pool1, conv2, pool2, fc1, logits;
-    std::vector<std::uint32_t> arg1, arg2;
+    Decisions decisions;
 };
 
 template <class T> std::span<const T> slice(std::span<const T> p, const Tensor& t)
@@ -277,47 +335,104 @@ template <class T> std::span<const T> slice(std::span<const T> p, const Tensor& 
     return p.subspan(t.offset, t.count);
 }
 
-template <class T> Activations<T> forward(const Layout& l, std::span<const T> p, std::span<const T> images, int batch)
+/// How a pass makes its piecewise choices: its own, or another pass's (checked against its own values).
+struct Choices {
+    const Decisions* replay = nullptr;
+    double relativeTolerance = 0.0;
+    ReplayCheck* check = nullptr;
+};
+
+template <class T> T largestMagnitude(std::span<const T> values)
+{
+    T largest = 0;
+    for (T v : values)
+        largest = std::max(largest, std::fabs(v));
+    return largest;
+}
+
+/// ReLU in place, recording which units pass, or following `replay` (a contradiction beyond the tolerance counted).
+template <class T>
+void relu(std::span<T> values, std::vector<std::uint8_t>& mask, const std::vector<std::uint8_t>* replay,
+    const Choices& choices)
+{
+    mask.resize(values.size());
+    const T tolerance = static_cast<T>(choices.relativeTolerance) * largestMagnitude<T>(values);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        const bool on = replay ? (*replay)[i] != 0 : values[i] > T(0);
+        if (replay && ((on && values[i] < -tolerance) || (!on && values[i] > tolerance)))
+            ++choices.check->violations;
+        mask[i] = on;
+        if (!on)
+            values[i] = T(0);
+    }
+    if (replay)
+        choices.check->decisions += values.size();
+}
+
+template <class T> void reluMaskBackward(const std::vector<std::uint8_t>& mask, std::span<T> grad)
+{
+    for (std::size_t i = 0; i < grad.size(); ++i)
+        if (!mask[i])
+            grad[i] = T(0);
+}
+
+/// Max-pooling, its own choices or `replay`'s (a choice clearly below its window's maximum counted).
+template <class T>
+void pool(std::span<const T> in, int batch, Shape s, std::span<T> out, std::vector<std::uint32_t>& argmax,
+    const std::vector<std::uint32_t>* replay, const Choices& choices)
+{
+    argmax.resize(out.size());
+    poolForward<T>(in, batch, s, out, argmax);
+    if (!replay)
+        return;
+    const T tolerance = static_cast<T>(choices.relativeTolerance) * largestMagnitude<T>(in);
+    const std::size_t plane = u(s.h) * u(s.w), outPlane = u(s.h / 2) * u(s.w / 2);
+    for (std::size_t j = 0; j < out.size(); ++j) {
+        const std::uint32_t chosen = (*replay)[j];
+        const T value = chosen < plane ? in[(j / outPlane) * plane + chosen] : std::numeric_limits<T>::quiet_NaN();
+        if (!(value >= out[j] - tolerance))
+            ++choices.check->violations;
+        argmax[j] = chosen < plane ? chosen : argmax[j];
+        out[j] = value;
+    }
+    choices.check->decisions += out.size();
+}
+
+template <class T>
+Activations<T> forward(
+    const Layout& l, std::span<const T> p, std::span<const T> images, int batch, const Choices& choices = {})
 {
     const std::size_t n = u(batch);
+    const Decisions* r = choices.replay;
     Activations<T> a;
+    Decisions& d = a.decisions;
     const Shape c1 = l.conv1Out(), p1 = l.pool1Out(), c2 {Layout::kConv2, p1.h, p1.w}, p2 = l.pool2Out();
     a.conv1.resize(n * c1.size());
     convForward<T>(images, batch, l.input(), slice(p, l.tensor("conv1.weight")), slice(p, l.tensor("conv1.bias")),
         Layout::kConv1, a.conv1);
-    reluForward<T>(a.conv1);
+    relu<T>(a.conv1, d.relu1, r ? &r->relu1 : nullptr, choices);
     a.pool1.resize(n * p1.size());
-    a.arg1.resize(a.pool1.size());
-    poolForward<T>(a.conv1, batch, c1, a.pool1, a.arg1);
+    pool<T>(a.conv1, batch, c1, a.pool1, d.pool1, r ? &r->pool1 : nullptr, choices);
     a.conv2.resize(n * c2.size());
     convForward<T>(a.pool1, batch, p1, slice(p, l.tensor("conv2.weight")), slice(p, l.tensor("conv2.bias")),
         Layout::kConv2, a.conv2);
-    reluForward<T>(a.conv2);
+    relu<T>(a.conv2, d.relu2, r ? &r->relu2 : nullptr, choices);
     a.pool2.resize(n * p2.size());
-    a.arg2.resize(a.pool2.size());
-    poolForward<T>(a.conv2, batch, c2, a.pool2, a.arg2);
+    pool<T>(a.conv2, batch, c2, a.pool2, d.pool2, r ? &r->pool2 : nullptr, choices);
     a.fc1.resize(n * Layout::kHidden);
     fcForward<T>(a.pool2, batch, l.flatFeatures(), slice(p, l.tensor("fc1.weight")), slice(p, l.tensor("fc1.bias")),
         Layout::kHidden, a.fc1);
-    reluForward<T>(a.fc1);
+    relu<T>(a.fc1, d.relu3, r ? &r->relu3 : nullptr, choices);
     a.logits.resize(n * Layout::kClasses);
     fcForward<T>(a.fc1, batch, Layout::kHidden, slice(p, l.tensor("fc2.weight")), slice(p, l.tensor("fc2.bias")),
         Layout::kClasses, a.logits);
     return a;
 }
-} // namespace
 
 template <class T>
-std::vector<T> logits(const Layout& layout, std::span<const T> parameters, std::span<const T> images, int batch)
-{
-    return forward(layout, parameters, images, batch).logits;
-}
-
-template <class T>
-T lossAndGradient(const Layout& l, std::span<const T> p, std::span<const T> images,
+T backward(const Layout& l, const Activations<T>& a, std::span<const T> p, std::span<const T> images,
     std::span<const std::uint8_t> labels, int batch, std::span<T> g)
 {
-    const Activations<T> a = forward(l, p, images, batch);
     const Shape c1 = l.conv1Out(), p1 = l.pool1Out(), c2 {Layout::kConv2, p1.h, p1.w};
     auto grad = [&](const char* name) {
         const Tensor& t = l.tensor(name);
@@ -329,22 +444,55 @@ T lossAndGradient(const Layout& l, std::span<const T> p, std::span<const T> imag
     std::vector<T> dFc1(a.fc1.size());
     fcBackward<T>(a.fc1, batch, Layout::kHidden, slice(p, l.tensor("fc2.weight")), Layout::kClasses, dLogits,
         grad("fc2.weight"), grad("fc2.bias"), dFc1);
-    reluBackward<T>(a.fc1, dFc1);
+    reluMaskBackward<T>(a.decisions.relu3, dFc1);
     std::vector<T> dPool2(a.pool2.size());
     fcBackward<T>(a.pool2, batch, l.flatFeatures(), slice(p, l.tensor("fc1.weight")), Layout::kHidden, dFc1,
         grad("fc1.weight"), grad("fc1.bias"), dPool2);
     std::vector<T> dConv2(a.conv2.size());
-    poolBackward<T>(dPool2, batch, c2, a.arg2, dConv2);
-    reluBackward<T>(a.conv2, dConv2);
+    poolBackward<T>(dPool2, batch, c2, a.decisions.pool2, dConv2);
+    reluMaskBackward<T>(a.decisions.relu2, dConv2);
     std::vector<T> dPool1(a.pool1.size());
     convBackward<T>(a.pool1, batch, p1, slice(p, l.tensor("conv2.weight")), Layout::kConv2, dConv2,
         grad("conv2.weight"), grad("conv2.bias"), dPool1);
     std::vector<T> dConv1(a.conv1.size());
-    poolBackward<T>(dPool1, batch, c1, a.arg1, dConv1);
-    reluBackward<T>(a.conv1, dConv1);
+    poolBackward<T>(dPool1, batch, c1, a.decisions.pool1, dConv1);
+    reluMaskBackward<T>(a.decisions.relu1, dConv1);
     convBackward<T>(images, batch, l.input(), slice(p, l.tensor("conv1.weight")), Layout::kConv1, dConv1,
         grad("conv1.weight"), grad("conv1.bias"), std::span<T>());
     return loss;
+}
+} // namespace
+
+template <class T>
+std::vector<T> logits(const Layout& layout, std::span<const T> parameters, std::span<const T> images, int batch)
+{
+    return forward(layout, parameters, images, batch).logits;
+}
+
+template <class T>
+T lossAndGradient(const Layout& l, std::span<const T> p, std::span<const T> images,
+    std::span<const std::uint8_t> labels, int batch, std::span<T> g, Decisions* record)
+{
+    Activations<T> a = forward(l, p, images, batch);
+    const T loss = backward(l, a, p, images, labels, batch, g);
+    if (record)
+        *record = std::move(a.decisions);
+    return loss;
+}
+
+template <class T>
+T replayLossAndGradient(const Layout& l, std::span<const T> p, std::span<const T> images,
+    std::span<const std::uint8_t> labels, int batch, std::span<T> g, const Decisions& decisions,
+    double relativeTolerance, ReplayCheck& check)
+{
+    const Shape c1 = l.conv1Out(), p1 = l.pool1Out(), c2 {Layout::kConv2, p1.h, p1.w}, p2 = l.pool2Out();
+    const std::size_t n = u(batch);
+    if (decisions.relu1.size() != n * c1.size() || decisions.pool1.size() != n * p1.size()
+        || decisions.relu2.size() != n * c2.size() || decisions.pool2.size() != n * p2.size()
+        || decisions.relu3.size() != n * u(Layout::kHidden))
+        throw std::invalid_argument("cnn decisions were made for another batch or image shape");
+    const Activations<T> a = forward(l, p, images, batch, Choices {&decisions, relativeTolerance, &check});
+    return backward(l, a, p, images, labels, batch, g);
 }
 
 template <class T>
@@ -371,8 +519,10 @@ void sgdMomentum(
     template void fcBackward<T>(std::span<const T>, int, int, std::span<const T>, int, std::span<const T>,             \
         std::span<T>, std::span<T>, std::span<T>);                                                                     \
     template T softmaxCrossEntropy<T>(std::span<const T>, int, int, std::span<const std::uint8_t>, std::span<T>);      \
-    template T lossAndGradient<T>(                                                                                     \
-        const Layout&, std::span<const T>, std::span<const T>, std::span<const std::uint8_t>, int, std::span<T>);      \
+    template T lossAndGradient<T>(const Layout&, std::span<const T>, std::span<const T>,                               \
+        std::span<const std::uint8_t>, int, std::span<T>, Decisions*);                                                 \
+    template T replayLossAndGradient<T>(const Layout&, std::span<const T>, std::span<const T>,                         \
+        std::span<const std::uint8_t>, int, std::span<T>, const Decisions&, double, ReplayCheck&);                     \
     template std::vector<T> logits<T>(const Layout&, std::span<const T>, std::span<const T>, int);                     \
     template void sgdMomentum<T>(std::span<T>, std::span<T>, std::span<const T>, double, double);
 

@@ -109,13 +109,43 @@ template <class T>
 T softmaxCrossEntropy(
     std::span<const T> logits, int batch, int classes, std::span<const std::uint8_t> labels, std::span<T> dLogits);
 
+// ---- the whole network's decisions ------------------------------------------------------------------------------
+
+/// The piecewise choices of one forward pass: which units each ReLU passed and which input each max-pool window
+/// took. A float pass and a double pass can choose differently where two values lie within rounding of each other;
+/// both gradients are then right for their own choices. Comparing a variant's gradient with the double reference's
+/// under the variant's own choices (checked to be within rounding) makes the comparison exact there.
+struct Decisions {
+    std::vector<std::uint8_t> relu1, relu2, relu3; ///< after conv1, conv2, fc1: 1 where the unit passed
+    std::vector<std::uint32_t> pool1, pool2; ///< each window's chosen input, as an index within its image plane
+
+    /// As 64-bit words (ReLU masks as bits, pool choices two to a word) behind a header of the five lengths.
+    std::vector<std::uint64_t> pack() const;
+    /// Reads what pack wrote; throws std::invalid_argument when the words are not such a record.
+    static Decisions unpack(std::span<const std::uint64_t> words);
+};
+
+/// What replaying another pass's decisions found: how many of them this pass's values contradict by more than the
+/// tolerance (a unit passed whose input is clearly negative, a window's choice clearly below its maximum).
+struct ReplayCheck {
+    std::size_t violations = 0;
+    std::size_t decisions = 0;
+};
+
 // ---- the whole network ------------------------------------------------------------------------------------------
 
 /// One forward and backward pass over a batch: the mean loss, and the gradient of every parameter in `gradient`
 /// (the parameters' layout). `images` are batch × input-shape values.
 template <class T>
 T lossAndGradient(const Layout& layout, std::span<const T> parameters, std::span<const T> images,
-    std::span<const std::uint8_t> labels, int batch, std::span<T> gradient);
+    std::span<const std::uint8_t> labels, int batch, std::span<T> gradient, Decisions* record = nullptr);
+
+/// The same pass following `decisions` made by another pass instead of its own; a decision this pass's values
+/// contradict by more than `relativeTolerance` of the layer's largest value is counted in `check`.
+template <class T>
+T replayLossAndGradient(const Layout& layout, std::span<const T> parameters, std::span<const T> images,
+    std::span<const std::uint8_t> labels, int batch, std::span<T> gradient, const Decisions& decisions,
+    double relativeTolerance, ReplayCheck& check);
 
 /// The logits of a batch (forward only).
 template <class T>
