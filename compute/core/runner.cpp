@@ -147,7 +147,6 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
         const double started = m_clock->nowSeconds();
         auto timeUp = [&] { return m_clock->nowSeconds() - started >= options.timeLimitS; };
         RepTimer& timer = prepared->timer();
-        std::string note;
 
         for (int w = 0; w < options.warmup && !stop.stop_requested() && !timeUp(); ++w) {
             timer.start();
@@ -184,16 +183,11 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
                 break;
             if (!fixed && n >= options.minRepetitions && stats.relativeStandardError() <= options.noiseTarget)
                 break;
-            if (timeUp()) {
-                if (fixed && note.empty())
-                    note = "stopped at the time limit after " + std::to_string(n) + " of " + std::to_string(*fixed)
-                        + " repetitions";
+            if (!fixed && timeUp())
                 break;
-            }
         }
 
-        if (std::string own = prepared->note(); !own.empty())
-            note = note.empty() ? own : own + "; " + note;
+        std::string note = prepared->note();
         if (stats.count() > 0) {
             auto result = std::make_shared<const Result>(prepared->fetch());
             if (request.reference) {

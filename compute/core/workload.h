@@ -73,8 +73,9 @@ public:
 
     virtual Cost cost(const data::Dataset& dataset, const ParamSet& params) const = 0;
     virtual double tolerance(const ParamSet& params) const = 0;
-    /// A run of exactly this many repetitions, whatever the noise (cnn: `steps` training steps, each a Sample
-    /// with its loss); nullopt: the runner's stopping rule decides. The time limit and cancellation still apply.
+    /// A run of exactly this many repetitions, whatever the noise and the time limit (cnn: the `steps` training
+    /// steps the user asked for, each a Sample with its loss); nullopt: the runner's stopping rule decides.
+    /// Cancellation still stops it between repetitions.
     virtual std::optional<int> fixedRepetitions(const ParamSet&) const { return std::nullopt; }
     /// Compares a variant's result with the reference's, on this dataset.
     virtual Delta compare(

@@ -26,14 +26,15 @@ data::Dataset generated(std::map<std::string, std::string> values = {})
     return cnnWorkload().generate(ParamSet::parse(cnnWorkload().generatorParameters(), values));
 }
 
-Summary runVariant(const std::string& id, const data::Dataset& d, const ParamSet& params, int warmup = 2)
+Summary runVariant(
+    const std::string& id, const data::Dataset& d, const ParamSet& params, int warmup = 2, double timeLimitS = 600)
 {
     Runner runner;
     runner.setCeilingsProvider({});
     RunOptions options;
     options.warmup = warmup;
     options.flushL2 = false;
-    options.timeLimitS = 600;
+    options.timeLimitS = timeLimitS;
     const Workload& w = cnnWorkload();
     RunRequest request {&w, w.findVariant(id), d, params, options, runner.computeReference(w, d, params), "t"};
     RunObserver none;
@@ -55,6 +56,14 @@ TEST(Cnn, ARunIsExactlyItsStepsEachWithItsLoss)
     const Summary cold = runVariant("cpu_openmp", d, params, 0);
     EXPECT_EQ(cold.sampleMetrics.front(), s.sampleMetrics.front());
     EXPECT_EQ(cold.sampleMetrics, s.sampleMetrics);
+}
+
+TEST(Cnn, TheStepsAskedForRunWhateverTheTimeLimit)
+{
+    const auto params = ParamSet::parse(cnnWorkload().parameters(), {{"steps", "3"}, {"batch", "4"}});
+    const Summary s = runVariant("reference", generated(), params, 1, 1e-9);
+    EXPECT_EQ(s.repetitions, 3);
+    EXPECT_EQ(s.sampleMetrics.size(), 3u);
 }
 
 TEST(Cnn, TheCpuVariantIsWithinFloatRoundingOfTheReference)
