@@ -107,6 +107,27 @@ TEST(Cnn, AWrongGradientOrAnImpossibleChoiceIsCaught)
     EXPECT_THROW(w.compare(truncated, *reference, d, params), ComputeError);
 }
 
+TEST(Cnn, TheAtomicFreeVariantIsBitwiseDeterministic)
+{
+    const Variant& v3 = *cnnWorkload().findVariant("v3_atomic_free");
+    if (const auto reason = unavailableReason(v3); !reason.empty())
+        GTEST_SKIP() << reason;
+    const auto d = generated({{"channels", "3"}, {"height", "16"}, {"width", "20"}, {"images", "50"}});
+    const auto params = ParamSet::parse(cnnWorkload().parameters(), {{"steps", "5"}, {"batch", "32"}});
+    const Summary first = runVariant("v3_atomic_free", d, params);
+    const Summary second = runVariant("v3_atomic_free", d, params);
+    EXPECT_EQ(first.outcome, Outcome::Passed) << first.message;
+    ASSERT_NE(first.result, nullptr);
+    ASSERT_NE(second.result, nullptr);
+    EXPECT_EQ(first.sampleMetrics, second.sampleMetrics);
+    EXPECT_EQ(first.result->values, second.result->values);
+    // The same decomposition as cpu_openmp, in another summation order: close, not equal.
+    const Summary cpu = runVariant("cpu_openmp", d, params);
+    ASSERT_EQ(cpu.sampleMetrics.size(), first.sampleMetrics.size());
+    for (std::size_t i = 0; i < cpu.sampleMetrics.size(); ++i)
+        EXPECT_NEAR(first.sampleMetrics[i], cpu.sampleMetrics[i], 1e-3 * cpu.sampleMetrics[i]) << "step " << i;
+}
+
 TEST(Cnn, DecisionsSurviveTheirPacking)
 {
     Decisions d;

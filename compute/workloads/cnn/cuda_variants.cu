@@ -1,0 +1,484 @@
+// Hand-written CUDA variants of cnn. v3_atomic_free is the seed's GPU_v3: every backward kernel owns its outputs, so
+// no atomics — per-sample FC weight gradients then a reduction kernel over the batch, conv weight gradients one
+// thread per weight, conv input gradients one thread per input element, max-pool backward a direct write. Every sum
+// runs in a fixed order, so a step is bit-identical from run to run.
+#include "compute/device/cuda_check.cuh"
+#include "compute/device/cuda_prepared_run.cuh"
+#include "compute/device/device_info.h"
+#include "compute/device/launch.cuh"
+#include "compute/workloads/cnn/cnn.h"
+
+#include <cmath>
+#include <numeric>
+
+namespace ks::cnn::gpu {
+
+namespace {
+
+/// v3_atomic_free's tunables: one thread per output element everywhere.
+struct AtomicFreePolicy {
+    static constexpr int kThreads = 256;
+};
+
+/// Grid-stride loop over `count` items.
+#define KS_CNN_FOR_EACH(i, count)                                                                                      \
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < (count);                              \
+         i += std::size_t(gridDim.x) * blockDim.x)
+
+__global__ void gatherKernel(const float* images, const std::uint8_t* labels, std::size_t n, std::size_t imageSize,
+    std::uint64_t first, int batch, float* outImages, int* outLabels)
+{
+    KS_CNN_FOR_EACH(i, std::size_t(batch) * imageSize)
+    {
+        const std::size_t b = i / imageSize;
+        const std::size_t which = (first + b) % n;
+        outImages[i] = images[which * imageSize + i % imageSize];
+        if (i % imageSize == 0)
+            outLabels[b] = labels[which];
+    }
+}
+
+/// out[b,o,y,x] = ReLU(bias[o] + Σ w[o,i,ky,kx]·in[b,i,y+ky−1,x+kx−1]), one thread per output.
+__device__ float convAt(
+    const float* in, int c, int h, int w, const float* weight, float bias, int b, int o, int y, int x)
+{
+    float sum = bias;
+    for (int ic = 0; ic < c; ++ic)
+        for (int ky = 0; ky < 3; ++ky)
+            for (int kx = 0; kx < 3; ++kx) {
+                const int iy = y + ky - 1, ix = x + kx - 1;
+                if (iy < 0 || iy >= h || ix < 0 || ix >= w)
+                    continue;
+                sum += weight[((o * c + ic) * 3 + ky) * 3 + kx] * in[((std::size_t(b) * c + ic) * h + iy) * w + ix];
+            }
+    return sum;
+}
+
+__global__ void convReluKernel(
+    const float* in, int batch, int c, int h, int w, const float* weight, const float* bias, int outC, float* out)
+{
+    KS_CNN_FOR_EACH(i, std::size_t(batch) * outC * h * w)
+    {
+        const int x = int(i % w), y = int(i / w % h), o = int(i / (std::size_t(w) * h) % outC);
+        const int b = int(i / (std::size_t(w) * h * outC));
+        out[i] = fmaxf(convAt(in, c, h, w, weight, bias[o], b, o, y, x), 0.0f);
+    }
+}
+
+/// 2×2 max-pool, stride 2; the first maximum wins ties, as on the CPU.
+__global__ void poolKernel(const float* in, int batch, int c, int h, int w, float* out, std::uint32_t* argmax)
+{
+    const int oh = h / 2, ow = w / 2;
+    KS_CNN_FOR_EACH(i, std::size_t(batch) * c * oh * ow)
+    {
+        const int x = int(i % ow), y = int(i / ow % oh);
+        const std::size_t plane = i / (std::size_t(ow) * oh);
+        const float* p = in + plane * h * w;
+        float best = -INFINITY;
+        std::uint32_t where = 0;
+        for (int dy = 0; dy < 2; ++dy)
+            for (int dx = 0; dx < 2; ++dx) {
+                const int at = (2 * y + dy) * w + 2 * x + dx;
+                if (p[at] > best) {
+                    best = p[at];
+                    where = std::uint32_t(at);
+                }
+            }
+        out[i] = best;
+        argmax[i] = where;
+    }
+}
+
+__global__ void fcKernel(
+    const float* in, int batch, int inputs, const float* weight, const float* bias, int outputs, bool relu, float* out)
+{
+    KS_CNN_FOR_EACH(i, std::size_t(batch) * outputs)
+    {
+        const int o = int(i % outputs);
+        const std::size_t b = i / outputs;
+        float sum = bias[o];
+        for (int k = 0; k < inputs; ++k)
+            sum += weight[std::size_t(o) * inputs + k] * in[b * inputs + k];
+        out[i] = relu ? fmaxf(sum, 0.0f) : sum;
+    }
+}
+
+/// Per sample: its loss and dLogits = (softmax − one-hot) / batch.
+__global__ void softmaxKernel(
+    const float* logits, const int* labels, int batch, int classes, float* dLogits, float* losses)
+{
+    KS_CNN_FOR_EACH(b, std::size_t(batch))
+    {
+        const float* z = logits + b * classes;
+        float largest = z[0];
+        for (int k = 1; k < classes; ++k)
+            largest = fmaxf(largest, z[k]);
+        float sum = 0.0f;
+        for (int k = 0; k < classes; ++k)
+            sum += expf(z[k] - largest);
+        const float logSum = largest + logf(sum);
+        losses[b] = logSum - z[labels[b]];
+        for (int k = 0; k < classes; ++k)
+            dLogits[b * classes + k] = (expf(z[k] - logSum) - (k == labels[b] ? 1.0f : 0.0f)) / float(batch);
+    }
+}
+
+/// FC backward, step 1 of the seed's v3: every sample's weight gradient in its own slot (no two threads write one).
+__global__ void fcPerSampleKernel(
+    const float* in, const float* dOut, int batch, int inputs, int outputs, float* perSample)
+{
+    KS_CNN_FOR_EACH(i, std::size_t(batch) * outputs * inputs)
+    {
+        const std::size_t k = i % inputs, o = i / inputs % outputs, b = i / (std::size_t(inputs) * outputs);
+        perSample[i] = dOut[b * outputs + o] * in[b * inputs + k];
+    }
+}
+
+/// Step 2: the reduction over the batch, in sample order; the bias gradient likewise.
+__global__ void fcReduceKernel(
+    const float* perSample, const float* dOut, int batch, int inputs, int outputs, float* dWeight, float* dBias)
+{
+    const std::size_t weights = std::size_t(outputs) * inputs;
+    KS_CNN_FOR_EACH(i, weights + outputs)
+    {
+        float sum = 0.0f;
+        if (i < weights) {
+            for (int b = 0; b < batch; ++b)
+                sum += perSample[b * weights + i];
+            dWeight[i] = sum;
+        } else {
+            const std::size_t o = i - weights;
+            for (int b = 0; b < batch; ++b)
+                sum += dOut[b * outputs + o];
+            dBias[o] = sum;
+        }
+    }
+}
+
+/// dIn[b,k] = Σ_o dOut[b,o]·w[o,k], times the ReLU mask of the input when `reluOutput` (the input's own values).
+__global__ void fcInputGradKernel(
+    const float* dOut, const float* weight, const float* reluOutput, int batch, int inputs, int outputs, float* dIn)
+{
+    KS_CNN_FOR_EACH(i, std::size_t(batch) * inputs)
+    {
+        const std::size_t k = i % inputs, b = i / inputs;
+        float sum = 0.0f;
+        for (int o = 0; o < outputs; ++o)
+            sum += dOut[b * outputs + o] * weight[std::size_t(o) * inputs + k];
+        dIn[i] = reluOutput && !(reluOutput[i] > 0.0f) ? 0.0f : sum;
+    }
+}
+
+/// Max-pool backward as a direct write (windows do not overlap): each output's gradient to its chosen input,
+/// masked by that input's ReLU; the other inputs were zeroed before.
+__global__ void poolBackwardKernel(
+    const float* dOut, const std::uint32_t* argmax, const float* reluOutput, int batch, int c, int h, int w, float* dIn)
+{
+    const int oh = h / 2, ow = w / 2;
+    KS_CNN_FOR_EACH(i, std::size_t(batch) * c * oh * ow)
+    {
+        const std::size_t at = i / (std::size_t(ow) * oh) * h * w + argmax[i];
+        dIn[at] = reluOutput[at] > 0.0f ? dOut[i] : 0.0f;
+    }
+}
+
+/// Conv weight gradients, one thread per weight (and one per bias after them), summing over batch and plane.
+__global__ void convWeightGradKernel(
+    const float* in, const float* dOut, int batch, int c, int h, int w, int outC, float* dWeight, float* dBias)
+{
+    const std::size_t weights = std::size_t(outC) * c * 9;
+    KS_CNN_FOR_EACH(i, weights + outC)
+    {
+        float sum = 0.0f;
+        if (i < weights) {
+            const int kx = int(i % 3), ky = int(i / 3 % 3), ic = int(i / 9 % c), o = int(i / (9 * std::size_t(c)));
+            for (int b = 0; b < batch; ++b)
+                for (int y = 0; y < h; ++y)
+                    for (int x = 0; x < w; ++x) {
+                        const int iy = y + ky - 1, ix = x + kx - 1;
+                        if (iy < 0 || iy >= h || ix < 0 || ix >= w)
+                            continue;
+                        sum += dOut[((std::size_t(b) * outC + o) * h + y) * w + x]
+                            * in[((std::size_t(b) * c + ic) * h + iy) * w + ix];
+                    }
+            dWeight[i] = sum;
+        } else {
+            const std::size_t o = i - weights;
+            for (int b = 0; b < batch; ++b)
+                for (int k = 0; k < h * w; ++k)
+                    sum += dOut[(std::size_t(b) * outC + o) * h * w + k];
+            dBias[o] = sum;
+        }
+    }
+}
+
+/// Conv input gradients, one thread per input element, gathering from every output that read it.
+__global__ void convInputGradKernel(
+    const float* dOut, const float* weight, int batch, int c, int h, int w, int outC, float* dIn)
+{
+    KS_CNN_FOR_EACH(i, std::size_t(batch) * c * h * w)
+    {
+        const int ix = int(i % w), iy = int(i / w % h), ic = int(i / (std::size_t(w) * h) % c);
+        const int b = int(i / (std::size_t(w) * h * c));
+        float sum = 0.0f;
+        for (int o = 0; o < outC; ++o)
+            for (int ky = 0; ky < 3; ++ky)
+                for (int kx = 0; kx < 3; ++kx) {
+                    const int y = iy - ky + 1, x = ix - kx + 1;
+                    if (y < 0 || y >= h || x < 0 || x >= w)
+                        continue;
+                    sum += dOut[((std::size_t(b) * outC + o) * h + y) * w + x]
+                        * weight[((o * c + ic) * 3 + ky) * 3 + kx];
+                }
+        dIn[i] = sum;
+    }
+}
+
+__global__ void sgdKernel(
+    float* parameters, float* velocity, const float* gradient, std::size_t count, float lr, float momentum)
+{
+    KS_CNN_FOR_EACH(i, count)
+    {
+        velocity[i] = momentum * velocity[i] + gradient[i];
+        parameters[i] -= lr * velocity[i];
+    }
+}
+
+#undef KS_CNN_FOR_EACH
+
+unsigned blocks(std::size_t items)
+{
+    return device::blocksFor(items, AtomicFreePolicy::kThreads, 65'535);
+}
+
+/// The seed's v3: the whole network on the device, atomic-free.
+class AtomicFreeRun final : public device::CudaPreparedRun {
+public:
+    AtomicFreeRun(const data::Dataset& dataset, const ParamSet& params)
+        : m_set(dataset.as<data::ImageSet>())
+        , m_layout(layoutFor(m_set))
+        , m_settings(trainingSettings(params))
+        , m_initial(initialParameters(m_layout, m_settings.seed))
+    {
+        if (m_set.size() == 0)
+            throw SkipRun("no images");
+        const std::size_t b = std::size_t(m_settings.batch), p = m_layout.parameterCount();
+        const Shape in = m_layout.input(), c1 = m_layout.conv1Out(), p1 = m_layout.pool1Out();
+        const Shape c2 {Layout::kConv2, p1.h, p1.w}, p2 = m_layout.pool2Out();
+        const std::size_t perSample
+            = b * std::max<std::size_t>(std::size_t(Layout::kHidden) * m_layout.flatFeatures(), 10 * Layout::kHidden);
+        const std::size_t floats = m_set.pixels.size() + 4 * p
+            + b
+                * (in.size() + 2 * c1.size() + 2 * p1.size() + 2 * c2.size() + 2 * p2.size() + 2 * Layout::kHidden
+                    + 3 * Layout::kClasses)
+            + perSample;
+        device::requireDeviceMemory(floats * sizeof(float) + m_set.labels.size(),
+            "cnn v3_atomic_free on " + std::to_string(m_set.size()) + " images at batch " + std::to_string(b));
+        m_images = device::DeviceBuffer<float>(m_set.pixels.size());
+        m_labels = device::DeviceBuffer<std::uint8_t>(m_set.labels.size());
+        timedUpload([&] {
+            m_images.uploadAsync(m_set.pixels, stream());
+            m_labels.uploadAsync(m_set.labels, stream());
+        });
+        m_parameters = device::DeviceBuffer<float>(p);
+        m_velocity = device::DeviceBuffer<float>(p);
+        m_gradient = device::DeviceBuffer<float>(p);
+        m_initialDevice = device::DeviceBuffer<float>(p);
+        m_initialDevice.uploadAsync(m_initial, stream());
+        m_batchImages = device::DeviceBuffer<float>(b * in.size());
+        m_batchLabels = device::DeviceBuffer<int>(b);
+        m_conv1 = device::DeviceBuffer<float>(b * c1.size());
+        m_dConv1 = device::DeviceBuffer<float>(b * c1.size());
+        m_pool1 = device::DeviceBuffer<float>(b * p1.size());
+        m_dPool1 = device::DeviceBuffer<float>(b * p1.size());
+        m_arg1 = device::DeviceBuffer<std::uint32_t>(b * p1.size());
+        m_conv2 = device::DeviceBuffer<float>(b * c2.size());
+        m_dConv2 = device::DeviceBuffer<float>(b * c2.size());
+        m_pool2 = device::DeviceBuffer<float>(b * p2.size());
+        m_dPool2 = device::DeviceBuffer<float>(b * p2.size());
+        m_arg2 = device::DeviceBuffer<std::uint32_t>(b * p2.size());
+        m_fc1 = device::DeviceBuffer<float>(b * Layout::kHidden);
+        m_dFc1 = device::DeviceBuffer<float>(b * Layout::kHidden);
+        m_logits = device::DeviceBuffer<float>(b * Layout::kClasses);
+        m_dLogits = device::DeviceBuffer<float>(b * Layout::kClasses);
+        m_losses = device::DeviceBuffer<float>(b);
+        m_perSample = device::DeviceBuffer<float>(perSample);
+        m_hostLosses = device::PinnedBuffer<float>(b);
+        reset();
+    }
+
+    void reset() override
+    {
+        KS_CUDA_CHECK(cudaMemcpyAsync(
+            m_parameters.data(), m_initialDevice.data(), m_initialDevice.bytes(), cudaMemcpyDeviceToDevice, stream()));
+        m_velocity.fillBytesAsync(0, stream());
+        m_gradient.fillBytesAsync(0xff, stream()); // poisoned until a step computes it
+        m_step = 0;
+        m_lossPending = false;
+    }
+
+    void run() override
+    {
+        forwardBackward(m_step);
+        sgdKernel<<<blocks(m_parameters.size()), AtomicFreePolicy::kThreads, 0, stream()>>>(m_parameters.data(),
+            m_velocity.data(), m_gradient.data(), m_parameters.size(), float(m_settings.lr),
+            float(m_settings.momentum));
+        KS_CUDA_CHECK_LAUNCH("cnn sgdKernel");
+        m_losses.downloadAsync(std::span<float>(m_hostLosses.data(), m_hostLosses.size()), stream());
+        m_lossPending = true;
+        ++m_step;
+    }
+
+    std::optional<double> metric() override
+    {
+        if (!m_lossPending)
+            return std::nullopt;
+        KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
+        m_lossPending = false;
+        return std::accumulate(m_hostLosses.data(), m_hostLosses.data() + m_hostLosses.size(), 0.0)
+            / double(m_hostLosses.size());
+    }
+
+    /// The first step's gradient and choices, recomputed from the initial weights (untimed), then the trained
+    /// weights restored.
+    Result fetch() override
+    {
+        device::DeviceBuffer<float> trained(m_parameters.size());
+        KS_CUDA_CHECK(
+            cudaMemcpyAsync(trained.data(), m_parameters.data(), trained.bytes(), cudaMemcpyDeviceToDevice, stream()));
+        KS_CUDA_CHECK(cudaMemcpyAsync(
+            m_parameters.data(), m_initialDevice.data(), m_initialDevice.bytes(), cudaMemcpyDeviceToDevice, stream()));
+        m_gradient.fillBytesAsync(0xff, stream());
+        forwardBackward(0);
+        std::vector<float> gradient(m_gradient.size());
+        m_gradient.downloadAsync(gradient, stream());
+        Decisions d;
+        d.relu1 = mask(m_conv1);
+        d.relu2 = mask(m_conv2);
+        d.relu3 = mask(m_fc1);
+        d.pool1.resize(m_arg1.size());
+        m_arg1.downloadAsync(d.pool1, stream());
+        d.pool2.resize(m_arg2.size());
+        m_arg2.downloadAsync(d.pool2, stream());
+        KS_CUDA_CHECK(
+            cudaMemcpyAsync(m_parameters.data(), trained.data(), trained.bytes(), cudaMemcpyDeviceToDevice, stream()));
+        KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
+        return makeResult(m_layout, std::vector<double>(gradient.begin(), gradient.end()), d);
+    }
+
+private:
+    std::vector<std::uint8_t> mask(const device::DeviceBuffer<float>& values)
+    {
+        std::vector<float> host(values.size());
+        values.downloadAsync(host, stream());
+        KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
+        std::vector<std::uint8_t> on(host.size());
+        for (std::size_t i = 0; i < host.size(); ++i)
+            on[i] = host[i] > 0.0f;
+        return on;
+    }
+
+    float* param(const char* name) { return m_parameters.data() + m_layout.tensor(name).offset; }
+    float* grad(const char* name) { return m_gradient.data() + m_layout.tensor(name).offset; }
+
+    void forwardBackward(std::uint64_t step)
+    {
+        const int b = m_settings.batch, threads = AtomicFreePolicy::kThreads;
+        const Shape in = m_layout.input(), p1 = m_layout.pool1Out();
+        const int h2 = p1.h, w2 = p1.w, features = m_layout.flatFeatures();
+        const std::size_t nb = std::size_t(b);
+        cudaStream_t s = stream();
+
+        gatherKernel<<<blocks(nb * in.size()), threads, 0, s>>>(m_images.data(), m_labels.data(), m_set.size(),
+            m_set.imageSize(), step * nb, b, m_batchImages.data(), m_batchLabels.data());
+        KS_CUDA_CHECK_LAUNCH("cnn gatherKernel");
+        convReluKernel<<<blocks(m_conv1.size()), threads, 0, s>>>(m_batchImages.data(), b, in.c, in.h, in.w,
+            param("conv1.weight"), param("conv1.bias"), Layout::kConv1, m_conv1.data());
+        KS_CUDA_CHECK_LAUNCH("cnn convReluKernel 1");
+        poolKernel<<<blocks(m_pool1.size()), threads, 0, s>>>(
+            m_conv1.data(), b, Layout::kConv1, in.h, in.w, m_pool1.data(), m_arg1.data());
+        KS_CUDA_CHECK_LAUNCH("cnn poolKernel 1");
+        convReluKernel<<<blocks(m_conv2.size()), threads, 0, s>>>(m_pool1.data(), b, Layout::kConv1, h2, w2,
+            param("conv2.weight"), param("conv2.bias"), Layout::kConv2, m_conv2.data());
+        KS_CUDA_CHECK_LAUNCH("cnn convReluKernel 2");
+        poolKernel<<<blocks(m_pool2.size()), threads, 0, s>>>(
+            m_conv2.data(), b, Layout::kConv2, h2, w2, m_pool2.data(), m_arg2.data());
+        KS_CUDA_CHECK_LAUNCH("cnn poolKernel 2");
+        fcKernel<<<blocks(m_fc1.size()), threads, 0, s>>>(
+            m_pool2.data(), b, features, param("fc1.weight"), param("fc1.bias"), Layout::kHidden, true, m_fc1.data());
+        KS_CUDA_CHECK_LAUNCH("cnn fcKernel 1");
+        fcKernel<<<blocks(m_logits.size()), threads, 0, s>>>(m_fc1.data(), b, Layout::kHidden, param("fc2.weight"),
+            param("fc2.bias"), Layout::kClasses, false, m_logits.data());
+        KS_CUDA_CHECK_LAUNCH("cnn fcKernel 2");
+        softmaxKernel<<<blocks(nb), threads, 0, s>>>(
+            m_logits.data(), m_batchLabels.data(), b, Layout::kClasses, m_dLogits.data(), m_losses.data());
+        KS_CUDA_CHECK_LAUNCH("cnn softmaxKernel");
+
+        fcBackward(m_fc1.data(), m_dLogits.data(), Layout::kHidden, Layout::kClasses, "fc2.weight", "fc2.bias");
+        fcInputGradKernel<<<blocks(m_dFc1.size()), threads, 0, s>>>(
+            m_dLogits.data(), param("fc2.weight"), m_fc1.data(), b, Layout::kHidden, Layout::kClasses, m_dFc1.data());
+        KS_CUDA_CHECK_LAUNCH("cnn fcInputGradKernel 2");
+        fcBackward(m_pool2.data(), m_dFc1.data(), features, Layout::kHidden, "fc1.weight", "fc1.bias");
+        fcInputGradKernel<<<blocks(m_dPool2.size()), threads, 0, s>>>(
+            m_dFc1.data(), param("fc1.weight"), nullptr, b, features, Layout::kHidden, m_dPool2.data());
+        KS_CUDA_CHECK_LAUNCH("cnn fcInputGradKernel 1");
+        m_dConv2.fillBytesAsync(0, s);
+        poolBackwardKernel<<<blocks(m_dPool2.size()), threads, 0, s>>>(
+            m_dPool2.data(), m_arg2.data(), m_conv2.data(), b, Layout::kConv2, h2, w2, m_dConv2.data());
+        KS_CUDA_CHECK_LAUNCH("cnn poolBackwardKernel 2");
+        convWeightGradKernel<<<blocks(m_layout.tensor("conv2.weight").count + Layout::kConv2), threads, 0, s>>>(
+            m_pool1.data(), m_dConv2.data(), b, Layout::kConv1, h2, w2, Layout::kConv2, grad("conv2.weight"),
+            grad("conv2.bias"));
+        KS_CUDA_CHECK_LAUNCH("cnn convWeightGradKernel 2");
+        convInputGradKernel<<<blocks(m_dPool1.size()), threads, 0, s>>>(
+            m_dConv2.data(), param("conv2.weight"), b, Layout::kConv1, h2, w2, Layout::kConv2, m_dPool1.data());
+        KS_CUDA_CHECK_LAUNCH("cnn convInputGradKernel 2");
+        m_dConv1.fillBytesAsync(0, s);
+        poolBackwardKernel<<<blocks(m_dPool1.size()), threads, 0, s>>>(
+            m_dPool1.data(), m_arg1.data(), m_conv1.data(), b, Layout::kConv1, in.h, in.w, m_dConv1.data());
+        KS_CUDA_CHECK_LAUNCH("cnn poolBackwardKernel 1");
+        convWeightGradKernel<<<blocks(m_layout.tensor("conv1.weight").count + Layout::kConv1), threads, 0, s>>>(
+            m_batchImages.data(), m_dConv1.data(), b, in.c, in.h, in.w, Layout::kConv1, grad("conv1.weight"),
+            grad("conv1.bias"));
+        KS_CUDA_CHECK_LAUNCH("cnn convWeightGradKernel 1");
+    }
+
+    /// The seed's v3 FC weight gradient: per-sample products, then the reduction over the batch.
+    void fcBackward(const float* in, const float* dOut, int inputs, int outputs, const char* weight, const char* bias)
+    {
+        const int b = m_settings.batch;
+        const std::size_t products = std::size_t(b) * outputs * inputs;
+        fcPerSampleKernel<<<blocks(products), AtomicFreePolicy::kThreads, 0, stream()>>>(
+            in, dOut, b, inputs, outputs, m_perSample.data());
+        KS_CUDA_CHECK_LAUNCH("cnn fcPerSampleKernel");
+        fcReduceKernel<<<blocks(std::size_t(outputs) * inputs + outputs), AtomicFreePolicy::kThreads, 0, stream()>>>(
+            m_perSample.data(), dOut, b, inputs, outputs, grad(weight), grad(bias));
+        KS_CUDA_CHECK_LAUNCH("cnn fcReduceKernel");
+    }
+
+    const data::ImageSet& m_set;
+    Layout m_layout;
+    TrainingSettings m_settings;
+    std::vector<float> m_initial;
+    device::DeviceBuffer<float> m_images, m_parameters, m_velocity, m_gradient, m_initialDevice, m_batchImages;
+    device::DeviceBuffer<std::uint8_t> m_labels;
+    device::DeviceBuffer<int> m_batchLabels;
+    device::DeviceBuffer<float> m_conv1, m_dConv1, m_pool1, m_dPool1, m_conv2, m_dConv2, m_pool2, m_dPool2;
+    device::DeviceBuffer<std::uint32_t> m_arg1, m_arg2;
+    device::DeviceBuffer<float> m_fc1, m_dFc1, m_logits, m_dLogits, m_losses, m_perSample;
+    device::PinnedBuffer<float> m_hostLosses;
+    std::uint64_t m_step = 0;
+    bool m_lossPending = false;
+};
+
+} // namespace
+} // namespace ks::cnn::gpu
+
+namespace ks::cnn {
+
+std::unique_ptr<PreparedRun> prepareV3AtomicFree(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    return std::make_unique<gpu::AtomicFreeRun>(d, p);
+}
+
+} // namespace ks::cnn
