@@ -1,7 +1,10 @@
-// Hand-written CUDA variants of cnn. v3_atomic_free is the seed's GPU_v3: every backward kernel owns its outputs, so
-// no atomics — per-sample FC weight gradients then a reduction kernel over the batch, conv weight gradients one
-// thread per weight, conv input gradients one thread per input element, max-pool backward a direct write. Every sum
-// runs in a fixed order, so a step is bit-identical from run to run.
+// Hand-written CUDA variants of cnn, the seed's two, with one forward pass: convolutions over shared-memory input
+// tiles. v2_atomics (GPU_v2_shared_mem): every backward kernel scatters its contributions with atomicAdd.
+// v3_atomic_free (GPU_v3, "an atomic-free optimization of GPU_v2_shared_mem"): every backward kernel owns its outputs,
+// so no atomics — per-sample FC weight gradients then a reduction kernel over the batch, conv weight gradients one
+// thread per weight, conv input gradients one thread per input element, max-pool backward a direct write. v3's sums run
+// in a fixed order, so its steps are bit-identical from run to run; v2's atomics add in whatever order the threads
+// arrive.
 #include "compute/device/cuda_check.cuh"
 #include "compute/device/cuda_prepared_run.cuh"
 #include "compute/device/device_info.h"
@@ -15,9 +18,15 @@ namespace ks::cnn::gpu {
 
 namespace {
 
-/// v3_atomic_free's tunables: one thread per output element everywhere.
-struct AtomicFreePolicy {
+/// The element-wise kernels' tunables (every kernel but the tiled convolution): one thread per output element.
+struct ElementwisePolicy {
     static constexpr int kThreads = 256;
+};
+
+/// The forward convolution's tile (both variants): kTile × kTile outputs of one image and channel per block, their
+/// inputs and halo staged in shared memory one input channel at a time.
+struct TilePolicy {
+    static constexpr int kTile = 16;
 };
 
 /// Grid-stride loop over `count` items.
@@ -35,33 +44,6 @@ __global__ void gatherKernel(const float* images, const std::uint8_t* labels, st
         outImages[i] = images[which * imageSize + i % imageSize];
         if (i % imageSize == 0)
             outLabels[b] = labels[which];
-    }
-}
-
-/// out[b,o,y,x] = ReLU(bias[o] + Σ w[o,i,ky,kx]·in[b,i,y+ky−1,x+kx−1]), one thread per output.
-__device__ float convAt(
-    const float* in, int c, int h, int w, const float* weight, float bias, int b, int o, int y, int x)
-{
-    float sum = bias;
-    for (int ic = 0; ic < c; ++ic)
-        for (int ky = 0; ky < 3; ++ky)
-            for (int kx = 0; kx < 3; ++kx) {
-                const int iy = y + ky - 1, ix = x + kx - 1;
-                if (iy < 0 || iy >= h || ix < 0 || ix >= w)
-                    continue;
-                sum += weight[((o * c + ic) * 3 + ky) * 3 + kx] * in[((std::size_t(b) * c + ic) * h + iy) * w + ix];
-            }
-    return sum;
-}
-
-__global__ void convReluKernel(
-    const float* in, int batch, int c, int h, int w, const float* weight, const float* bias, int outC, float* out)
-{
-    KS_CNN_FOR_EACH(i, std::size_t(batch) * outC * h * w)
-    {
-        const int x = int(i % w), y = int(i / w % h), o = int(i / (std::size_t(w) * h) % outC);
-        const int b = int(i / (std::size_t(w) * h * outC));
-        out[i] = fmaxf(convAt(in, c, h, w, weight, bias[o], b, o, y, x), 0.0f);
     }
 }
 
@@ -234,6 +216,103 @@ __global__ void convInputGradKernel(
     }
 }
 
+// ---- v2_atomics ----------------------------------------------------------------------------------------------
+
+/// One output tile of a 3×3 convolution (pad 1) with ReLU; the input tile and its halo come through shared memory.
+__global__ void convReluTiledKernel(
+    const float* in, int c, int h, int w, const float* weight, const float* bias, int outC, float* out)
+{
+    constexpr int kTile = TilePolicy::kTile, kHalo = kTile + 2;
+    __shared__ float tile[kHalo][kHalo];
+    __shared__ float kernel[9];
+    const int b = int(blockIdx.z) / outC, o = int(blockIdx.z) % outC;
+    const int x0 = int(blockIdx.x) * kTile, y0 = int(blockIdx.y) * kTile;
+    const int x = x0 + int(threadIdx.x), y = y0 + int(threadIdx.y);
+    const int lane = int(threadIdx.y) * kTile + int(threadIdx.x);
+    float sum = bias[o];
+    for (int ic = 0; ic < c; ++ic) {
+        const float* plane = in + (std::size_t(b) * c + ic) * h * w;
+        for (int i = lane; i < kHalo * kHalo; i += kTile * kTile) {
+            const int iy = y0 + i / kHalo - 1, ix = x0 + i % kHalo - 1;
+            tile[i / kHalo][i % kHalo] = iy >= 0 && iy < h && ix >= 0 && ix < w ? plane[iy * w + ix] : 0.0f;
+        }
+        if (lane < 9)
+            kernel[lane] = weight[(o * c + ic) * 9 + lane];
+        __syncthreads();
+        for (int ky = 0; ky < 3; ++ky)
+            for (int kx = 0; kx < 3; ++kx)
+                sum += kernel[ky * 3 + kx] * tile[threadIdx.y + ky][threadIdx.x + kx];
+        __syncthreads();
+    }
+    if (x < w && y < h)
+        out[((std::size_t(b) * outC + o) * h + y) * w + x] = fmaxf(sum, 0.0f);
+}
+
+/// FC backward by atomics: a thread per (sample, output, input) adds its products to the weight and input gradients.
+__global__ void fcBackwardAtomicKernel(const float* in, const float* dOut, const float* weight, int batch, int inputs,
+    int outputs, float* dWeight, float* dBias, float* dIn)
+{
+    KS_CNN_FOR_EACH(i, std::size_t(batch) * outputs * inputs)
+    {
+        const std::size_t k = i % inputs, o = i / inputs % outputs, b = i / (std::size_t(inputs) * outputs);
+        const float g = dOut[b * outputs + o];
+        atomicAdd(&dWeight[o * inputs + k], g * in[b * inputs + k]);
+        atomicAdd(&dIn[b * inputs + k], g * weight[o * inputs + k]);
+        if (k == 0)
+            atomicAdd(&dBias[o], g);
+    }
+}
+
+/// Zeroes gradients where the forward ReLU output was not positive.
+__global__ void reluMaskKernel(float* grad, const float* reluOutput, std::size_t count)
+{
+    KS_CNN_FOR_EACH(i, count)
+    {
+        if (!(reluOutput[i] > 0.0f))
+            grad[i] = 0.0f;
+    }
+}
+
+/// Max-pool backward by atomics, masked by the ReLU before the pool.
+__global__ void poolBackwardAtomicKernel(
+    const float* dOut, const std::uint32_t* argmax, const float* reluOutput, int batch, int c, int h, int w, float* dIn)
+{
+    const int oh = h / 2, ow = w / 2;
+    KS_CNN_FOR_EACH(i, std::size_t(batch) * c * oh * ow)
+    {
+        const std::size_t at = i / (std::size_t(ow) * oh) * h * w + argmax[i];
+        if (reluOutput[at] > 0.0f)
+            atomicAdd(&dIn[at], dOut[i]);
+    }
+}
+
+/// Conv backward by atomics: a thread per output scatters into the weight, bias and (when given) input gradients.
+__global__ void convBackwardAtomicKernel(const float* in, const float* dOut, const float* weight, int batch, int c,
+    int h, int w, int outC, float* dWeight, float* dBias, float* dIn)
+{
+    KS_CNN_FOR_EACH(i, std::size_t(batch) * outC * h * w)
+    {
+        const int x = int(i % w), y = int(i / w % h), o = int(i / (std::size_t(w) * h) % outC);
+        const int b = int(i / (std::size_t(w) * h * outC));
+        const float g = dOut[i];
+        if (g == 0.0f)
+            continue;
+        atomicAdd(&dBias[o], g);
+        for (int ic = 0; ic < c; ++ic)
+            for (int ky = 0; ky < 3; ++ky)
+                for (int kx = 0; kx < 3; ++kx) {
+                    const int iy = y + ky - 1, ix = x + kx - 1;
+                    if (iy < 0 || iy >= h || ix < 0 || ix >= w)
+                        continue;
+                    const std::size_t wAt = ((std::size_t(o) * c + ic) * 3 + ky) * 3 + kx;
+                    const std::size_t inAt = ((std::size_t(b) * c + ic) * h + iy) * w + ix;
+                    atomicAdd(&dWeight[wAt], g * in[inAt]);
+                    if (dIn)
+                        atomicAdd(&dIn[inAt], g * weight[wAt]);
+                }
+    }
+}
+
 __global__ void sgdKernel(
     float* parameters, float* velocity, const float* gradient, std::size_t count, float lr, float momentum)
 {
@@ -248,20 +327,27 @@ __global__ void sgdKernel(
 
 unsigned blocks(std::size_t items)
 {
-    return device::blocksFor(items, AtomicFreePolicy::kThreads, 65'535);
+    return device::blocksFor(items, ElementwisePolicy::kThreads, 65'535);
 }
 
-/// The seed's v3: the whole network on the device, atomic-free.
-class AtomicFreeRun final : public device::CudaPreparedRun {
+/// The whole step on the device, in the seed's v2 (atomics) or v3 (atomic-free) decomposition.
+enum class Scheme { Atomics, AtomicFree };
+
+class DeviceTrainingRun final : public device::CudaPreparedRun {
 public:
-    AtomicFreeRun(const data::Dataset& dataset, const ParamSet& params)
-        : m_set(dataset.as<data::ImageSet>())
+    DeviceTrainingRun(const data::Dataset& dataset, const ParamSet& params, Scheme scheme)
+        : m_scheme(scheme)
+        , m_set(dataset.as<data::ImageSet>())
         , m_layout(layoutFor(m_set))
         , m_settings(trainingSettings(params))
         , m_initial(initialParameters(m_layout, m_settings.seed))
     {
         if (m_set.size() == 0)
             throw SkipRun("no images");
+        // The tiled convolution puts (image, channel) pairs on the grid's z axis.
+        if (std::int64_t(m_settings.batch) * Layout::kConv2 > 65'535)
+            throw SkipRun("batches of at most 1,023 images (batch × 64 channels on the grid's z axis, at most "
+                          "65,535)");
         const std::size_t b = std::size_t(m_settings.batch), p = m_layout.parameterCount();
         const Shape in = m_layout.input(), c1 = m_layout.conv1Out(), p1 = m_layout.pool1Out();
         const Shape c2 {Layout::kConv2, p1.h, p1.w}, p2 = m_layout.pool2Out();
@@ -273,7 +359,8 @@ public:
                     + 3 * Layout::kClasses)
             + perSample;
         device::requireDeviceMemory(floats * sizeof(float) + m_set.labels.size(),
-            "cnn v3_atomic_free on " + std::to_string(m_set.size()) + " images at batch " + std::to_string(b));
+            std::string(scheme == Scheme::Atomics ? "cnn v2_atomics" : "cnn v3_atomic_free") + " on "
+                + std::to_string(m_set.size()) + " images at batch " + std::to_string(b));
         m_images = device::DeviceBuffer<float>(m_set.pixels.size());
         m_labels = device::DeviceBuffer<std::uint8_t>(m_set.labels.size());
         timedUpload([&] {
@@ -320,7 +407,7 @@ public:
     void run() override
     {
         forwardBackward(m_step);
-        sgdKernel<<<blocks(m_parameters.size()), AtomicFreePolicy::kThreads, 0, stream()>>>(m_parameters.data(),
+        sgdKernel<<<blocks(m_parameters.size()), ElementwisePolicy::kThreads, 0, stream()>>>(m_parameters.data(),
             m_velocity.data(), m_gradient.data(), m_parameters.size(), float(m_settings.lr),
             float(m_settings.momentum));
         KS_CUDA_CHECK_LAUNCH("cnn sgdKernel");
@@ -383,7 +470,7 @@ private:
 
     void forwardBackward(std::uint64_t step)
     {
-        const int b = m_settings.batch, threads = AtomicFreePolicy::kThreads;
+        const int b = m_settings.batch, threads = ElementwisePolicy::kThreads;
         const Shape in = m_layout.input(), p1 = m_layout.pool1Out();
         const int h2 = p1.h, w2 = p1.w, features = m_layout.flatFeatures();
         const std::size_t nb = std::size_t(b);
@@ -392,15 +479,11 @@ private:
         gatherKernel<<<blocks(nb * in.size()), threads, 0, s>>>(m_images.data(), m_labels.data(), m_set.size(),
             m_set.imageSize(), step * nb, b, m_batchImages.data(), m_batchLabels.data());
         KS_CUDA_CHECK_LAUNCH("cnn gatherKernel");
-        convReluKernel<<<blocks(m_conv1.size()), threads, 0, s>>>(m_batchImages.data(), b, in.c, in.h, in.w,
-            param("conv1.weight"), param("conv1.bias"), Layout::kConv1, m_conv1.data());
-        KS_CUDA_CHECK_LAUNCH("cnn convReluKernel 1");
+        convRelu(m_batchImages.data(), in.c, in.h, in.w, "conv1", Layout::kConv1, m_conv1.data());
         poolKernel<<<blocks(m_pool1.size()), threads, 0, s>>>(
             m_conv1.data(), b, Layout::kConv1, in.h, in.w, m_pool1.data(), m_arg1.data());
         KS_CUDA_CHECK_LAUNCH("cnn poolKernel 1");
-        convReluKernel<<<blocks(m_conv2.size()), threads, 0, s>>>(m_pool1.data(), b, Layout::kConv1, h2, w2,
-            param("conv2.weight"), param("conv2.bias"), Layout::kConv2, m_conv2.data());
-        KS_CUDA_CHECK_LAUNCH("cnn convReluKernel 2");
+        convRelu(m_pool1.data(), Layout::kConv1, h2, w2, "conv2", Layout::kConv2, m_conv2.data());
         poolKernel<<<blocks(m_pool2.size()), threads, 0, s>>>(
             m_conv2.data(), b, Layout::kConv2, h2, w2, m_pool2.data(), m_arg2.data());
         KS_CUDA_CHECK_LAUNCH("cnn poolKernel 2");
@@ -414,6 +497,71 @@ private:
             m_logits.data(), m_batchLabels.data(), b, Layout::kClasses, m_dLogits.data(), m_losses.data());
         KS_CUDA_CHECK_LAUNCH("cnn softmaxKernel");
 
+        if (m_scheme == Scheme::Atomics)
+            backwardAtomics();
+        else
+            backwardAtomicFree();
+    }
+
+    /// conv3×3 + bias + ReLU of `name` ("conv1") over shared-memory tiles: the seed's v3 is v2 with another
+    /// backward pass, so both share this forward convolution.
+    void convRelu(const float* input, int c, int h, int w, const std::string& name, int outC, float* out)
+    {
+        constexpr int kTile = TilePolicy::kTile;
+        const float* weight = param((name + ".weight").c_str());
+        const float* bias = param((name + ".bias").c_str());
+        const dim3 grid(
+            unsigned((w + kTile - 1) / kTile), unsigned((h + kTile - 1) / kTile), unsigned(m_settings.batch * outC));
+        convReluTiledKernel<<<grid, dim3(kTile, kTile), 0, stream()>>>(input, c, h, w, weight, bias, outC, out);
+        KS_CUDA_CHECK_LAUNCH("cnn convReluTiledKernel");
+    }
+
+    /// The seed's v2 backward: every kernel scatters with atomicAdd into zeroed gradients.
+    void backwardAtomics()
+    {
+        const int b = m_settings.batch, threads = ElementwisePolicy::kThreads;
+        const Shape in = m_layout.input(), p1 = m_layout.pool1Out();
+        const int h2 = p1.h, w2 = p1.w, features = m_layout.flatFeatures();
+        cudaStream_t s = stream();
+        m_gradient.fillBytesAsync(0, s);
+        m_dFc1.fillBytesAsync(0, s);
+        fcBackwardAtomicKernel<<<blocks(std::size_t(b) * Layout::kClasses * Layout::kHidden), threads, 0, s>>>(
+            m_fc1.data(), m_dLogits.data(), param("fc2.weight"), b, Layout::kHidden, Layout::kClasses,
+            grad("fc2.weight"), grad("fc2.bias"), m_dFc1.data());
+        KS_CUDA_CHECK_LAUNCH("cnn fcBackwardAtomicKernel 2");
+        reluMaskKernel<<<blocks(m_dFc1.size()), threads, 0, s>>>(m_dFc1.data(), m_fc1.data(), m_dFc1.size());
+        KS_CUDA_CHECK_LAUNCH("cnn reluMaskKernel");
+        m_dPool2.fillBytesAsync(0, s);
+        fcBackwardAtomicKernel<<<blocks(std::size_t(b) * Layout::kHidden * features), threads, 0, s>>>(m_pool2.data(),
+            m_dFc1.data(), param("fc1.weight"), b, features, Layout::kHidden, grad("fc1.weight"), grad("fc1.bias"),
+            m_dPool2.data());
+        KS_CUDA_CHECK_LAUNCH("cnn fcBackwardAtomicKernel 1");
+        m_dConv2.fillBytesAsync(0, s);
+        poolBackwardAtomicKernel<<<blocks(m_dPool2.size()), threads, 0, s>>>(
+            m_dPool2.data(), m_arg2.data(), m_conv2.data(), b, Layout::kConv2, h2, w2, m_dConv2.data());
+        KS_CUDA_CHECK_LAUNCH("cnn poolBackwardAtomicKernel 2");
+        m_dPool1.fillBytesAsync(0, s);
+        convBackwardAtomicKernel<<<blocks(m_dConv2.size()), threads, 0, s>>>(m_pool1.data(), m_dConv2.data(),
+            param("conv2.weight"), b, Layout::kConv1, h2, w2, Layout::kConv2, grad("conv2.weight"), grad("conv2.bias"),
+            m_dPool1.data());
+        KS_CUDA_CHECK_LAUNCH("cnn convBackwardAtomicKernel 2");
+        m_dConv1.fillBytesAsync(0, s);
+        poolBackwardAtomicKernel<<<blocks(m_dPool1.size()), threads, 0, s>>>(
+            m_dPool1.data(), m_arg1.data(), m_conv1.data(), b, Layout::kConv1, in.h, in.w, m_dConv1.data());
+        KS_CUDA_CHECK_LAUNCH("cnn poolBackwardAtomicKernel 1");
+        convBackwardAtomicKernel<<<blocks(m_dConv1.size()), threads, 0, s>>>(m_batchImages.data(), m_dConv1.data(),
+            param("conv1.weight"), b, in.c, in.h, in.w, Layout::kConv1, grad("conv1.weight"), grad("conv1.bias"),
+            nullptr);
+        KS_CUDA_CHECK_LAUNCH("cnn convBackwardAtomicKernel 1");
+    }
+
+    /// The seed's v3 backward: every kernel owns its outputs.
+    void backwardAtomicFree()
+    {
+        const int b = m_settings.batch, threads = ElementwisePolicy::kThreads;
+        const Shape in = m_layout.input(), p1 = m_layout.pool1Out();
+        const int h2 = p1.h, w2 = p1.w, features = m_layout.flatFeatures();
+        cudaStream_t s = stream();
         fcBackward(m_fc1.data(), m_dLogits.data(), Layout::kHidden, Layout::kClasses, "fc2.weight", "fc2.bias");
         fcInputGradKernel<<<blocks(m_dFc1.size()), threads, 0, s>>>(
             m_dLogits.data(), param("fc2.weight"), m_fc1.data(), b, Layout::kHidden, Layout::kClasses, m_dFc1.data());
@@ -448,14 +596,15 @@ private:
     {
         const int b = m_settings.batch;
         const std::size_t products = std::size_t(b) * outputs * inputs;
-        fcPerSampleKernel<<<blocks(products), AtomicFreePolicy::kThreads, 0, stream()>>>(
+        fcPerSampleKernel<<<blocks(products), ElementwisePolicy::kThreads, 0, stream()>>>(
             in, dOut, b, inputs, outputs, m_perSample.data());
         KS_CUDA_CHECK_LAUNCH("cnn fcPerSampleKernel");
-        fcReduceKernel<<<blocks(std::size_t(outputs) * inputs + outputs), AtomicFreePolicy::kThreads, 0, stream()>>>(
+        fcReduceKernel<<<blocks(std::size_t(outputs) * inputs + outputs), ElementwisePolicy::kThreads, 0, stream()>>>(
             m_perSample.data(), dOut, b, inputs, outputs, grad(weight), grad(bias));
         KS_CUDA_CHECK_LAUNCH("cnn fcReduceKernel");
     }
 
+    Scheme m_scheme;
     const data::ImageSet& m_set;
     Layout m_layout;
     TrainingSettings m_settings;
@@ -476,9 +625,14 @@ private:
 
 namespace ks::cnn {
 
+std::unique_ptr<PreparedRun> prepareV2Atomics(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    return std::make_unique<gpu::DeviceTrainingRun>(d, p, gpu::Scheme::Atomics);
+}
+
 std::unique_ptr<PreparedRun> prepareV3AtomicFree(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return std::make_unique<gpu::AtomicFreeRun>(d, p);
+    return std::make_unique<gpu::DeviceTrainingRun>(d, p, gpu::Scheme::AtomicFree);
 }
 
 } // namespace ks::cnn

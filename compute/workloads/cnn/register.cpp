@@ -13,6 +13,7 @@ namespace ks::cnn {
 // Variant factories: each is defined in its kernel file and registered in the list below.
 PrepareSignature prepareReference;
 PrepareSignature prepareCpuOpenMp;
+PrepareSignature prepareV2Atomics;
 PrepareSignature prepareV3AtomicFree;
 
 namespace {
@@ -34,9 +35,14 @@ public:
                 "the same loops in float32 over every core, each output owned by one thread: input gradients "
                 "gathered, weight gradients one thread per output channel (atomic-free, deterministic)",
                 prepareCpuOpenMp),
+            gpuVariant("v2_atomics", "Shared-memory tiles, atomics (seed v2)",
+                "the seed's GPU_v2_shared_mem: convolutions over shared-memory input tiles, atomicAdd in every "
+                "backward kernel (FC, conv weights and inputs, max-pool)",
+                Backend::Cuda, KS_GPU_PREPARE(prepareV2Atomics)),
             gpuVariant("v3_atomic_free", "Atomic-free backward (seed v3)",
-                "the seed's GPU_v3: per-sample FC weight gradients then a reduction kernel, conv weight gradients a "
-                "thread per weight, input gradients a thread per input element, max-pool backward a direct write",
+                "the seed's GPU_v3: v2's forward; per-sample FC weight gradients then a reduction kernel, conv weight "
+                "gradients a thread per weight, input gradients a thread per input element, max-pool backward a "
+                "direct write",
                 Backend::Cuda, KS_GPU_PREPARE(prepareV3AtomicFree)),
         };
     }
