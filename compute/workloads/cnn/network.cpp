@@ -149,19 +149,6 @@ void convBackward(std::span<const T> in, int batch, Shape s, std::span<const T> 
                 }
 }
 
-template <class T> void reluForward(std::span<T> values)
-{
-    for (T& v : values)
-        v = v > T(0) ? v : T(0);
-}
-
-template <class T> void reluBackward(std::span<const T> output, std::span<T> grad)
-{
-    for (std::size_t i = 0; i < grad.size(); ++i)
-        if (!(output[i] > T(0)))
-            grad[i] = T(0);
-}
-
 template <class T>
 void poolForward(std::span<const T> in, int batch, Shape s, std::span<T> out, std::span<std::uint32_t> argmax)
 {
@@ -464,12 +451,6 @@ T backward(const Layout& l, const Activations<T>& a, std::span<const T> p, std::
 } // namespace
 
 template <class T>
-std::vector<T> logits(const Layout& layout, std::span<const T> parameters, std::span<const T> images, int batch)
-{
-    return forward(layout, parameters, images, batch).logits;
-}
-
-template <class T>
 T lossAndGradient(const Layout& l, std::span<const T> p, std::span<const T> images,
     std::span<const std::uint8_t> labels, int batch, std::span<T> g, Decisions* record)
 {
@@ -510,8 +491,6 @@ void sgdMomentum(
         std::span<const T>, int, Shape, std::span<const T>, std::span<const T>, int, std::span<T>);                    \
     template void convBackward<T>(std::span<const T>, int, Shape, std::span<const T>, int, std::span<const T>,         \
         std::span<T>, std::span<T>, std::span<T>);                                                                     \
-    template void reluForward<T>(std::span<T>);                                                                        \
-    template void reluBackward<T>(std::span<const T>, std::span<T>);                                                   \
     template void poolForward<T>(std::span<const T>, int, Shape, std::span<T>, std::span<std::uint32_t>);              \
     template void poolBackward<T>(std::span<const T>, int, Shape, std::span<const std::uint32_t>, std::span<T>);       \
     template void fcForward<T>(                                                                                        \
@@ -523,7 +502,6 @@ void sgdMomentum(
         std::span<const std::uint8_t>, int, std::span<T>, Decisions*);                                                 \
     template T replayLossAndGradient<T>(const Layout&, std::span<const T>, std::span<const T>,                         \
         std::span<const std::uint8_t>, int, std::span<T>, const Decisions&, double, ReplayCheck&);                     \
-    template std::vector<T> logits<T>(const Layout&, std::span<const T>, std::span<const T>, int);                     \
     template void sgdMomentum<T>(std::span<T>, std::span<T>, std::span<const T>, double, double);
 
 KS_CNN_INSTANTIATE(float)

@@ -82,10 +82,6 @@ template <class T>
 void convBackward(std::span<const T> in, int batch, Shape inShape, std::span<const T> weight, int outChannels,
     std::span<const T> dOut, std::span<T> dWeight, std::span<T> dBias, std::span<T> dIn);
 
-/// In place; the backward pass zeroes dOut where the forward output was not positive.
-template <class T> void reluForward(std::span<T> values);
-template <class T> void reluBackward(std::span<const T> output, std::span<T> grad);
-
 /// 2 × 2 max pooling, stride 2 (odd edges dropped); `argmax` records each output's input index within its image
 /// plane for the backward pass (the first maximum on ties, as PyTorch).
 template <class T>
@@ -146,10 +142,6 @@ template <class T>
 T replayLossAndGradient(const Layout& layout, std::span<const T> parameters, std::span<const T> images,
     std::span<const std::uint8_t> labels, int batch, std::span<T> gradient, const Decisions& decisions,
     double relativeTolerance, ReplayCheck& check);
-
-/// The logits of a batch (forward only).
-template <class T>
-std::vector<T> logits(const Layout& layout, std::span<const T> parameters, std::span<const T> images, int batch);
 
 /// SGD with momentum, PyTorch's form: velocity ← momentum·velocity + gradient; parameters ← parameters − lr·velocity.
 template <class T>
