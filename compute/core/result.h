@@ -7,6 +7,18 @@
 
 namespace ks {
 
+/// A named array a result saves beside its values (a trained network's weights, one per tensor): --output writes each
+/// as a dataset of its own with these dimensions.
+struct NamedArray {
+    std::string name; ///< "conv1.weight"
+    std::vector<std::uint64_t> dims; ///< row-major; their product is values.size()
+    std::vector<float> values;
+};
+
+/// Named numbers a run measured besides its time (a trained model's held-out accuracy, one step's time per layer),
+/// in the order measured.
+using Facts = std::vector<std::pair<std::string, double>>;
+
 /// A variant's computed answer in a workload-neutral form that comparisons, files and views can read.
 struct Result {
     std::string quantity; ///< "fit", "histogram", "y", "lrv", ...: the header of an --output CSV
@@ -14,6 +26,8 @@ struct Result {
     std::vector<double> values; ///< real-valued outputs
     std::vector<std::uint64_t> counts; ///< integer outputs (histograms)
     std::vector<std::string> names; ///< names along the result's axis (lrv: the features of the half matrix)
+    std::string arraysQuantity; ///< what `arrays` are ("trained weights"); --output saves them instead of the values
+    std::vector<NamedArray> arrays;
 };
 
 /// How far a result is from the reference, in the workload's own measure.

@@ -26,10 +26,11 @@ std::string num(double v)
     return buffer;
 }
 
-std::string detailsText(const Delta& d)
+/// Named numbers as "name=value;name=value" (Delta details, facts).
+std::string namedText(const Facts& facts)
 {
     std::string text;
-    for (const auto& [k, v] : d.details)
+    for (const auto& [k, v] : facts)
         text += (text.empty() ? "" : ";") + k + "=" + num(v);
     return text;
 }
@@ -116,6 +117,8 @@ const std::vector<std::string>& csvColumns()
         "driver_version",
         "runtime_version",
         "ks_version",
+        "deterministic",
+        "facts",
     };
     return columns;
 }
@@ -156,7 +159,7 @@ std::vector<std::string> csvRow(const Summary& s)
         s.delta.computed ? s.delta.kind : "",
         s.delta.computed ? num(s.delta.value) : "",
         s.delta.computed ? num(s.delta.tolerance) : "",
-        detailsText(s.delta),
+        namedText(s.delta.details),
         s.message,
         d.kind,
         std::to_string(d.index),
@@ -168,6 +171,8 @@ std::vector<std::string> csvRow(const Summary& s)
         d.driverVersion,
         d.runtimeVersion,
         s.version,
+        s.deterministic ? (*s.deterministic ? "yes" : "no") : "",
+        namedText(s.facts),
     };
 }
 
@@ -226,6 +231,14 @@ nlohmann::ordered_json toJson(const Summary& s)
     for (const auto& [k, v] : s.delta.details)
         details[k] = jnum(v);
     j["delta_details"] = details;
+    if (s.deterministic)
+        j["deterministic"] = *s.deterministic;
+    else
+        j["deterministic"] = nullptr;
+    nlohmann::ordered_json facts = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : s.facts)
+        facts[k] = jnum(v);
+    j["facts"] = facts;
     j["device_index"] = s.device.index;
     j["sm_count"] = s.device.smCount;
     j["sm_clock_mhz"] = s.device.smClockMHz;
@@ -305,6 +318,11 @@ Summary summaryFromJson(const nlohmann::ordered_json& j)
         for (auto it = j["delta_details"].begin(); it != j["delta_details"].end(); ++it)
             s.delta.details.emplace_back(it.key(), fromJnum(it.value()));
     s.message = text("message");
+    if (j.contains("deterministic") && j["deterministic"].is_boolean())
+        s.deterministic = j["deterministic"].get<bool>();
+    if (j.contains("facts") && j["facts"].is_object())
+        for (auto it = j["facts"].begin(); it != j["facts"].end(); ++it)
+            s.facts.emplace_back(it.key(), fromJnum(it.value()));
     s.device.kind = text("device_kind");
     s.device.index = j.value("device_index", -1);
     s.device.name = text("device_name");
@@ -387,9 +405,42 @@ std::vector<Summary> readJson(const std::string& path)
     return out;
 }
 
+namespace {
+/// A result's named arrays: in HDF5 one float32 dataset per array under its own name, with its dimensions and the
+/// quantity as an attribute; in CSV one `array,index,value` row per value (9 significant digits: a float exactly).
+void writeArrays(const std::string& path, const std::string& ext, const Result& result)
+{
+    if (ext == ".csv") {
+        std::ofstream out(path, std::ios::trunc);
+        if (!out)
+            throw std::runtime_error(path + ": cannot open for writing");
+        out << "array,index,value\n";
+        char buffer[40];
+        for (const auto& a : result.arrays)
+            for (std::size_t i = 0; i < a.values.size(); ++i) {
+                std::snprintf(buffer, sizeof buffer, ",%zu,%.9g\n", i, static_cast<double>(a.values[i]));
+                out << data::csvField(a.name) << buffer;
+            }
+        if (!out)
+            throw std::runtime_error(path + ": write failed (disk full?)");
+        return;
+    }
+    auto file = data::h5::File::create(path);
+    for (const auto& a : result.arrays) {
+        const std::string at = "/" + a.name;
+        file.writeFloats(at, a.values, a.dims, true);
+        file.writeStringAttribute(at, "quantity", result.arraysQuantity);
+    }
+}
+} // namespace
+
 void writeResultFile(const std::string& path, const Result& result)
 {
     const std::string ext = lowerExtension(path);
+    if (!result.arrays.empty() && (ext == ".csv" || ext == ".h5" || ext == ".hdf5")) {
+        writeArrays(path, ext, result);
+        return;
+    }
     if (ext == ".csv") {
         std::ofstream out(path, std::ios::trunc);
         if (!out)

@@ -41,7 +41,8 @@ std::vector<Summary> readJson(const std::string& path);
 
 /// Saves a computed result: ".csv" (labelled values as `quantity,value` rows, otherwise one value per row under a
 /// header naming the quantity) or ".h5"/".hdf5" (a dataset named `result`). Throws std::runtime_error for other
-/// extensions or write failures.
+/// extensions or write failures. A result with named arrays (a trained network's weights) saves those instead: one
+/// dataset per array in HDF5, `array,index,value` rows in CSV.
 void writeResultFile(const std::string& path, const Result& result);
 
 } // namespace ks

@@ -65,6 +65,22 @@ void fillRates(Summary& s, const Cost& cost, const std::optional<Ceilings>& ceil
         s.pctOfPeak = s.peakValue > 0.0 ? 100.0 * achieved / s.peakValue : 0.0;
     }
 }
+
+/// Whether `repetitions` more repetitions from reset() leave the same state digest as the timed ones did: empty when
+/// the run keeps no state, or when the replay was stopped.
+std::optional<bool> replayMatches(PreparedRun& prepared, int repetitions, const std::stop_token& stop)
+{
+    const std::optional<std::uint64_t> timed = prepared.stateDigest();
+    if (!timed)
+        return std::nullopt;
+    prepared.reset();
+    for (int i = 0; i < repetitions; ++i) {
+        if (stop.stop_requested())
+            return std::nullopt;
+        prepared.run();
+    }
+    return prepared.stateDigest() == timed;
+}
 } // namespace
 
 CeilingsProvider calibratedCeilings()
@@ -87,8 +103,11 @@ Runner::Runner(const Clock& clock)
 std::shared_ptr<const Result> Runner::computeReference(
     const Workload& workload, const data::Dataset& dataset, const ParamSet& params) const
 {
-    if (!workload.fullReferenceAffordable(dataset, params))
-        return std::make_shared<const Result>(Result {"deferred", {}, {}, {}, {}});
+    if (!workload.fullReferenceAffordable(dataset, params)) {
+        Result deferred;
+        deferred.quantity = "deferred";
+        return std::make_shared<const Result>(std::move(deferred));
+    }
     RunContext context {0, m_clock};
     auto prepared = workload.referenceVariant().prepare(dataset, params, context);
     prepared->run();
@@ -187,6 +206,8 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
                 break;
         }
 
+        if (!cancelled && stats.count() > 0)
+            s.deterministic = replayMatches(*prepared, static_cast<int>(stats.count()), stop);
         std::string note = prepared->note();
         if (stats.count() > 0) {
             auto result = std::make_shared<const Result>(prepared->fetch());
@@ -194,6 +215,8 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
                 s.delta = workload.compare(*result, *request.reference, request.dataset, request.params);
                 s.delta.computed = true;
             }
+            if (!cancelled)
+                s.facts = prepared->facts();
             if (options.keepFullResult || result->values.size() + result->counts.size() <= RunOptions::kKeptResultLimit)
                 s.result = result;
             else

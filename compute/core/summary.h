@@ -74,6 +74,10 @@ struct Summary {
     /// A result was computed and compared but not kept (too large to hold in a sweep, or to store in a JSON file):
     /// views say so instead of showing nothing.
     bool resultDropped = false;
+    /// Whether a replay of the same repetitions from the same start left bit-identical state (PreparedRun::
+    /// stateDigest); empty when the run has no state or the replay did not finish.
+    std::optional<bool> deterministic;
+    Facts facts; ///< PreparedRun::facts
 };
 
 } // namespace ks

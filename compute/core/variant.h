@@ -45,6 +45,13 @@ public:
     virtual double transferMs() const { return 0.0; }
     /// A value streamed with each repetition's Sample (a training step's loss); none by default.
     virtual std::optional<double> metric() { return std::nullopt; }
+    /// Bits standing for the state the repetitions left (a training run's weights, hashed). A run that has one is
+    /// replayed by the runner: reset(), the same number of repetitions untimed, and the digest again; whether the two
+    /// agree is Summary::deterministic. None by default: repetitions that leave no state.
+    virtual std::optional<std::uint64_t> stateDigest() { return std::nullopt; }
+    /// Numbers measured once after the repetitions and fetch() (a trained model's held-out accuracy, one step's time
+    /// per layer): Summary::facts. None by default.
+    virtual Facts facts() { return {}; }
     /// Anything worth recording in the result row (library algorithm chosen, conversion time).
     virtual std::string note() const { return {}; }
 };

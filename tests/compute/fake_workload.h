@@ -50,7 +50,7 @@ public:
         ++m_calls;
         m_sum = std::accumulate(m_values.begin(), m_values.end(), 0.0) + m_script.resultOffset;
     }
-    Result fetch() override { return Result {"sum", {"sum"}, {m_sum}, {}, {}}; }
+    Result fetch() override { return Result {"sum", {"sum"}, {m_sum}, {}, {}, {}, {}}; }
     RepTimer& timer() override { return m_timer; }
     std::optional<double> metric() override { return static_cast<double>(m_calls); }
     int calls() const { return m_calls; }

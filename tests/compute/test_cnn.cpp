@@ -78,6 +78,34 @@ TEST(Cnn, TheCpuVariantIsWithinFloatRoundingOfTheReference)
     EXPECT_EQ(s.result->names.front(), "conv1.weight");
 }
 
+TEST(Cnn, ARunSaysWhetherItsTrainingIsRepeatableAndWhereItsTimeGoes)
+{
+    const auto d = generated();
+    const auto params = ParamSet::parse(cnnWorkload().parameters(), {{"steps", "3"}, {"batch", "8"}});
+    for (const char* id : {"reference", "cpu_openmp"}) {
+        const Summary s = runVariant(id, d, params);
+        EXPECT_EQ(s.deterministic, std::optional<bool>(true)) << id;
+        // The trained weights, one array per tensor with its dimensions, are what --output saves.
+        ASSERT_NE(s.result, nullptr);
+        const Layout layout({1, 12, 12});
+        ASSERT_EQ(s.result->arrays.size(), layout.tensors().size());
+        EXPECT_EQ(s.result->arrays[0].name, "conv1.weight");
+        EXPECT_EQ(s.result->arrays[0].dims, (std::vector<std::uint64_t> {32, 1, 3, 3}));
+        const std::vector<float> initial = initialParameters(layout, 1);
+        EXPECT_NE(s.result->arrays[0].values, std::vector<float>(initial.begin(), initial.begin() + 288));
+        std::vector<std::string> phases;
+        for (const auto& [name, ms] : s.facts)
+            if (name.starts_with("time ")) {
+                phases.push_back(name.substr(5));
+                EXPECT_GE(ms, 0.0) << name;
+            }
+        const std::vector<std::string> expected {"conv1 forward", "pool1 forward", "conv2 forward", "pool2 forward",
+            "fc1 forward", "fc2 forward", "loss", "fc2 backward", "fc1 backward", "pool2 backward", "conv2 backward",
+            "pool1 backward", "conv1 backward", "update"};
+        EXPECT_EQ(phases, expected) << id;
+    }
+}
+
 TEST(Cnn, AWrongGradientOrAnImpossibleChoiceIsCaught)
 {
     const Workload& w = cnnWorkload();
@@ -121,6 +149,9 @@ TEST(Cnn, TheAtomicFreeVariantIsBitwiseDeterministic)
     ASSERT_NE(second.result, nullptr);
     EXPECT_EQ(first.sampleMetrics, second.sampleMetrics);
     EXPECT_EQ(first.result->values, second.result->values);
+    EXPECT_EQ(first.deterministic, std::optional<bool>(true));
+    ASSERT_FALSE(first.result->arrays.empty());
+    EXPECT_EQ(first.result->arrays.front().values, second.result->arrays.front().values);
     // The same decomposition as cpu_openmp, in another summation order: close, not equal.
     const Summary cpu = runVariant("cpu_openmp", d, params);
     ASSERT_EQ(cpu.sampleMetrics.size(), first.sampleMetrics.size());

@@ -72,13 +72,13 @@ TEST(LinregDelta, RelativeErrorsAndNaNAgreement)
 {
     const auto d = points({1, 2, 3}, {2, 4, 6});
     const auto params = ParamSet::parse(linreg().parameters(), {});
-    const Result ref {"fit", {"slope", "intercept"}, {2.0, 0.5}, {}, {}};
-    const Result off {"fit", {"slope", "intercept"}, {2.0 * (1 + 1e-6), 0.5}, {}, {}};
+    const Result ref {"fit", {"slope", "intercept"}, {2.0, 0.5}, {}, {}, {}, {}};
+    const Result off {"fit", {"slope", "intercept"}, {2.0 * (1 + 1e-6), 0.5}, {}, {}, {}, {}};
     const auto delta = linreg().compare(off, ref, d, params);
     EXPECT_EQ(delta.kind, "max_rel_err");
     EXPECT_NEAR(delta.value, 1e-6, 1e-12);
     EXPECT_FALSE(delta.withinTolerance());
-    const Result nan {"fit", {}, {std::nan(""), std::nan("")}, {}, {}};
+    const Result nan {"fit", {}, {std::nan(""), std::nan("")}, {}, {}, {}, {}};
     EXPECT_EQ(linreg().compare(nan, nan, d, params).value, 0.0);
     EXPECT_TRUE(std::isinf(linreg().compare(nan, ref, d, params).value));
     EXPECT_TRUE(std::isinf(linreg().compare(ref, nan, d, params).value));
@@ -89,8 +89,8 @@ TEST(LinregDelta, InterceptErrorIsScaledByTheTermsItIsMadeOf)
     // Far from the origin c = ȳ − m·x̄ cancels: a 1e-16 slope error moves c by 1e-8 absolute.
     const auto d = points({1e8, 1e8 + 1}, {2.5e8, 2.5e8 + 2.5});
     const auto params = ParamSet::parse(linreg().parameters(), {});
-    const Result ref {"fit", {}, {2.5, 0.0}, {}, {}};
-    const Result got {"fit", {}, {2.5, 1e-8}, {}, {}};
+    const Result ref {"fit", {}, {2.5, 0.0}, {}, {}, {}, {}};
+    const Result got {"fit", {}, {2.5, 1e-8}, {}, {}, {}, {}};
     const auto delta = linreg().compare(got, ref, d, params);
     EXPECT_LT(delta.value, 1e-16);
 }

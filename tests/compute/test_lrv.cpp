@@ -116,7 +116,7 @@ TEST(LrvCompare, TheSampledCheckFindsAnErrorAmongTheMostProportionalPairs)
     const auto d = generated({{"samples", "20"}, {"features", "400"}, {"planted", "6"}, {"noise", "1e-4"}});
     const auto params = ParamSet::parse(lrvWorkload().parameters(), {});
     Result result = runVariant("reference", d);
-    const Result deferred {"deferred", {}, {}, {}, {}};
+    const Result deferred {"deferred", {}, {}, {}, {}, {}, {}};
     const Delta clean = lrvWorkload().compare(result, deferred, d, params);
     EXPECT_TRUE(clean.withinTolerance()) << clean.value;
     // Spoil the most proportional pair by one part in a million: the sampled check always looks at it.

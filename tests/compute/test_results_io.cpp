@@ -5,6 +5,7 @@
 #include "data/hdf5_file.h"
 #include "data/text_file.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -78,7 +79,9 @@ Summary sample()
     s.device.runtimeVersion = "13.0";
     s.version = "0.1.0";
     s.samplesMs = {0.12, 0.125, 0.15};
-    s.result = std::make_shared<Result>(Result {"fit", {"slope", "intercept"}, {2.5, -1.25}, {}, {}});
+    s.deterministic = false;
+    s.facts = {{"accuracy", 87.25}, {"time conv1 forward", 0.0125}};
+    s.result = std::make_shared<Result>(Result {"fit", {"slope", "intercept"}, {2.5, -1.25}, {}, {}, {}, {}});
     return s;
 }
 
@@ -89,7 +92,7 @@ TEST_F(ResultsIo, CsvColumnsAreTheDocumentedSchema)
         "max_ms", "stdev_ms", "noise_pct", "transfer_ms", "bytes", "gb_per_s", "flops", "gflop_per_s", "items",
         "item_name", "items_per_s", "peak_kind", "peak_value", "pct_of_peak", "delta_kind", "delta_value", "tolerance",
         "delta_details", "message", "device_kind", "device_index", "device_name", "sm_count", "compute_capability",
-        "sm_clock_mhz", "mem_clock_mhz", "driver_version", "runtime_version", "ks_version"};
+        "sm_clock_mhz", "mem_clock_mhz", "driver_version", "runtime_version", "ks_version", "deterministic", "facts"};
     EXPECT_EQ(csvColumns(), expected);
     EXPECT_EQ(csvRow(sample()).size(), expected.size());
 }
@@ -143,6 +146,8 @@ TEST_F(ResultsIo, JsonRoundTripKeepsEveryField)
     EXPECT_EQ(back[0].result->labels, s.result->labels);
     EXPECT_TRUE(std::isnan(back[0].delta.value));
     EXPECT_TRUE(std::isinf(back[0].delta.details[1].second));
+    EXPECT_EQ(back[0].deterministic, std::optional<bool>(false));
+    EXPECT_EQ(back[0].facts, s.facts);
     std::ifstream in(path("r.json"));
     const auto j = nlohmann::ordered_json::parse(in);
     EXPECT_EQ(j["summaries"][0]["median_ms"].get<double>(), 0.125);
@@ -156,7 +161,7 @@ TEST_F(ResultsIo, JsonSaysWhenAResultWasNotKept)
     dropped.result.reset();
     dropped.resultDropped = true;
     Summary tooLargeForJson = sample();
-    tooLargeForJson.result = std::make_shared<Result>(Result {"y", {}, std::vector<double>(5000, 1.0), {}, {}});
+    tooLargeForJson.result = std::make_shared<Result>(Result {"y", {}, std::vector<double>(5000, 1.0), {}, {}, {}, {}});
     writeJson(path("d.json"), {kept, dropped, tooLargeForJson});
     const auto back = readJson(path("d.json"));
     ASSERT_EQ(back.size(), 3u);
@@ -191,15 +196,15 @@ TEST_F(ResultsIo, ReadJsonRejectsMalformedFiles)
 
 TEST_F(ResultsIo, ResultFiles)
 {
-    const Result fit {"fit", {"slope", "intercept"}, {2.5, -1.25}, {}, {}};
+    const Result fit {"fit", {"slope", "intercept"}, {2.5, -1.25}, {}, {}, {}, {}};
     writeResultFile(path("fit.csv"), fit);
     EXPECT_EQ(data::readTextFile(path("fit.csv")), "quantity,value\nslope,2.5\nintercept,-1.25\n");
 
-    const Result y {"y", {}, {0.1, 3.0}, {}, {}};
+    const Result y {"y", {}, {0.1, 3.0}, {}, {}, {}, {}};
     writeResultFile(path("y.csv"), y);
     EXPECT_EQ(data::readTextFile(path("y.csv")), "y\n0.10000000000000001\n3\n");
 
-    const Result histogram {"histogram", {}, {}, {5, 0, 7}, {}};
+    const Result histogram {"histogram", {}, {}, {5, 0, 7}, {}, {}, {}};
     writeResultFile(path("h.h5"), histogram);
     auto file = data::h5::File::open(path("h.h5"));
     EXPECT_EQ(file.readDoubles("/result", 1, false), (std::vector<double> {5, 0, 7}));
@@ -212,6 +217,41 @@ TEST_F(ResultsIo, ResultFiles)
     EXPECT_EQ(fitFile.readStrings("/labels"), fit.labels);
 
     EXPECT_THROW(writeResultFile(path("fit.xlsx"), fit), std::runtime_error);
+}
+
+TEST_F(ResultsIo, CsvSaysDeterminismAndFacts)
+{
+    Summary s = sample();
+    const auto columns = csvColumns();
+    const auto at = [&](const std::string& name) {
+        return static_cast<std::size_t>(std::find(columns.begin(), columns.end(), name) - columns.begin());
+    };
+    EXPECT_EQ(csvRow(s)[at("deterministic")], "no");
+    EXPECT_EQ(csvRow(s)[at("facts")], "accuracy=87.25;time conv1 forward=0.0125");
+    s.deterministic = true;
+    EXPECT_EQ(csvRow(s)[at("deterministic")], "yes");
+    s.deterministic.reset();
+    s.facts.clear();
+    EXPECT_EQ(csvRow(s)[at("deterministic")], "");
+    EXPECT_EQ(csvRow(s)[at("facts")], "");
+}
+
+TEST_F(ResultsIo, ResultArraysAreSavedOneDatasetEach)
+{
+    Result trained {"gradients", {}, {1.0, 2.0, 3.0}, {}, {}, "trained weights", {}};
+    trained.arrays.push_back({"conv.weight", {2, 1, 1}, {0.5f, -0.25f}});
+    trained.arrays.push_back({"conv.bias", {2}, {1e-7f, 3.0f}});
+    writeResultFile(path("w.h5"), trained);
+    auto file = data::h5::File::open(path("w.h5"));
+    EXPECT_EQ(file.info("/conv.weight").dims, (std::vector<std::uint64_t> {2, 1, 1}));
+    EXPECT_EQ(file.info("/conv.weight").type, "float32");
+    EXPECT_EQ(file.readDoubles("/conv.bias", 1, false), (std::vector<double> {double(1e-7f), 3.0}));
+    EXPECT_EQ(file.readStringAttribute("/conv.bias", "quantity"), "trained weights");
+    EXPECT_FALSE(file.hasDataset("/result"));
+
+    writeResultFile(path("w.csv"), trained);
+    EXPECT_EQ(data::readTextFile(path("w.csv")),
+        "array,index,value\nconv.weight,0,0.5\nconv.weight,1,-0.25\nconv.bias,0,1.00000001e-07\nconv.bias,1,3\n");
 }
 
 } // namespace

@@ -333,7 +333,7 @@ unsigned blocks(std::size_t items)
 /// The whole step on the device, in the seed's v2 (atomics) or v3 (atomic-free) decomposition.
 enum class Scheme { Atomics, AtomicFree };
 
-class DeviceTrainingRun final : public device::CudaPreparedRun {
+class DeviceTrainingRun final : public device::CudaPreparedRun, public TrainingRun {
 public:
     DeviceTrainingRun(const data::Dataset& dataset, const ParamSet& params, Scheme scheme)
         : m_scheme(scheme)
@@ -407,13 +407,59 @@ public:
     void run() override
     {
         forwardBackward(m_step);
-        sgdKernel<<<blocks(m_parameters.size()), ElementwisePolicy::kThreads, 0, stream()>>>(m_parameters.data(),
-            m_velocity.data(), m_gradient.data(), m_parameters.size(), float(m_settings.lr),
-            float(m_settings.momentum));
-        KS_CUDA_CHECK_LAUNCH("cnn sgdKernel");
+        update();
         m_losses.downloadAsync(std::span<float>(m_hostLosses.data(), m_hostLosses.size()), stream());
         m_lossPending = true;
         ++m_step;
+    }
+
+    std::optional<std::uint64_t> stateDigest() override { return weightsDigest(weights()); }
+    Facts facts() override { return trainingFacts(*this); }
+
+    std::vector<float> weights() override
+    {
+        std::vector<float> host(m_parameters.size());
+        m_parameters.downloadAsync(host, stream());
+        KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
+        return host;
+    }
+
+    /// The first step replayed from the initial weights with an event after every phase; the trained weights and
+    /// velocity are put back after.
+    LayerTimes layerTimes() override
+    {
+        constexpr int kReplays = 5;
+        cudaStream_t s = stream();
+        device::DeviceBuffer<float> trained(m_parameters.size()), velocity(m_velocity.size());
+        KS_CUDA_CHECK(
+            cudaMemcpyAsync(trained.data(), m_parameters.data(), trained.bytes(), cudaMemcpyDeviceToDevice, s));
+        KS_CUDA_CHECK(
+            cudaMemcpyAsync(velocity.data(), m_velocity.data(), velocity.bytes(), cudaMemcpyDeviceToDevice, s));
+        std::vector<LayerTimes> replays;
+        m_measuring = true;
+        for (int r = 0; r < kReplays; ++r) {
+            KS_CUDA_CHECK(cudaMemcpyAsync(
+                m_parameters.data(), m_initialDevice.data(), m_initialDevice.bytes(), cudaMemcpyDeviceToDevice, s));
+            m_velocity.fillBytesAsync(0, s);
+            m_phases.clear();
+            mark("start");
+            forwardBackward(0);
+            update();
+            mark("update");
+            KS_CUDA_CHECK(cudaStreamSynchronize(s));
+            LayerTimes times;
+            for (std::size_t i = 1; i < m_phases.size(); ++i)
+                times.emplace_back(m_phases[i].first, double(m_phases[i].second.elapsedSince(m_phases[i - 1].second)));
+            replays.push_back(std::move(times));
+        }
+        m_phases.clear();
+        m_measuring = false;
+        KS_CUDA_CHECK(
+            cudaMemcpyAsync(m_parameters.data(), trained.data(), trained.bytes(), cudaMemcpyDeviceToDevice, s));
+        KS_CUDA_CHECK(
+            cudaMemcpyAsync(m_velocity.data(), velocity.data(), velocity.bytes(), cudaMemcpyDeviceToDevice, s));
+        KS_CUDA_CHECK(cudaStreamSynchronize(s));
+        return medianLayerTimes(replays);
     }
 
     std::optional<double> metric() override
@@ -450,10 +496,27 @@ public:
         KS_CUDA_CHECK(
             cudaMemcpyAsync(m_parameters.data(), trained.data(), trained.bytes(), cudaMemcpyDeviceToDevice, stream()));
         KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
-        return makeResult(m_layout, std::vector<double>(gradient.begin(), gradient.end()), d);
+        return makeResult(m_layout, std::vector<double>(gradient.begin(), gradient.end()), d, weights());
     }
 
 private:
+    void update()
+    {
+        sgdKernel<<<blocks(m_parameters.size()), ElementwisePolicy::kThreads, 0, stream()>>>(m_parameters.data(),
+            m_velocity.data(), m_gradient.data(), m_parameters.size(), float(m_settings.lr),
+            float(m_settings.momentum));
+        KS_CUDA_CHECK_LAUNCH("cnn sgdKernel");
+    }
+
+    /// Ends the phase `name` with an event, when layerTimes() is measuring (otherwise nothing).
+    void mark(const char* name)
+    {
+        if (!m_measuring)
+            return;
+        m_phases.emplace_back(name, device::Event());
+        m_phases.back().second.record(stream());
+    }
+
     std::vector<std::uint8_t> mask(const device::DeviceBuffer<float>& values)
     {
         std::vector<float> host(values.size());
@@ -479,23 +542,31 @@ private:
         gatherKernel<<<blocks(nb * in.size()), threads, 0, s>>>(m_images.data(), m_labels.data(), m_set.size(),
             m_set.imageSize(), step * nb, b, m_batchImages.data(), m_batchLabels.data());
         KS_CUDA_CHECK_LAUNCH("cnn gatherKernel");
+        mark("update");
         convRelu(m_batchImages.data(), in.c, in.h, in.w, "conv1", Layout::kConv1, m_conv1.data());
+        mark("conv1 forward");
         poolKernel<<<blocks(m_pool1.size()), threads, 0, s>>>(
             m_conv1.data(), b, Layout::kConv1, in.h, in.w, m_pool1.data(), m_arg1.data());
         KS_CUDA_CHECK_LAUNCH("cnn poolKernel 1");
+        mark("pool1 forward");
         convRelu(m_pool1.data(), Layout::kConv1, h2, w2, "conv2", Layout::kConv2, m_conv2.data());
+        mark("conv2 forward");
         poolKernel<<<blocks(m_pool2.size()), threads, 0, s>>>(
             m_conv2.data(), b, Layout::kConv2, h2, w2, m_pool2.data(), m_arg2.data());
         KS_CUDA_CHECK_LAUNCH("cnn poolKernel 2");
+        mark("pool2 forward");
         fcKernel<<<blocks(m_fc1.size()), threads, 0, s>>>(
             m_pool2.data(), b, features, param("fc1.weight"), param("fc1.bias"), Layout::kHidden, true, m_fc1.data());
         KS_CUDA_CHECK_LAUNCH("cnn fcKernel 1");
+        mark("fc1 forward");
         fcKernel<<<blocks(m_logits.size()), threads, 0, s>>>(m_fc1.data(), b, Layout::kHidden, param("fc2.weight"),
             param("fc2.bias"), Layout::kClasses, false, m_logits.data());
         KS_CUDA_CHECK_LAUNCH("cnn fcKernel 2");
+        mark("fc2 forward");
         softmaxKernel<<<blocks(nb), threads, 0, s>>>(
             m_logits.data(), m_batchLabels.data(), b, Layout::kClasses, m_dLogits.data(), m_losses.data());
         KS_CUDA_CHECK_LAUNCH("cnn softmaxKernel");
+        mark("loss");
 
         if (m_scheme == Scheme::Atomics)
             backwardAtomics();
@@ -531,28 +602,34 @@ private:
         KS_CUDA_CHECK_LAUNCH("cnn fcBackwardAtomicKernel 2");
         reluMaskKernel<<<blocks(m_dFc1.size()), threads, 0, s>>>(m_dFc1.data(), m_fc1.data(), m_dFc1.size());
         KS_CUDA_CHECK_LAUNCH("cnn reluMaskKernel");
+        mark("fc2 backward");
         m_dPool2.fillBytesAsync(0, s);
         fcBackwardAtomicKernel<<<blocks(std::size_t(b) * Layout::kHidden * features), threads, 0, s>>>(m_pool2.data(),
             m_dFc1.data(), param("fc1.weight"), b, features, Layout::kHidden, grad("fc1.weight"), grad("fc1.bias"),
             m_dPool2.data());
         KS_CUDA_CHECK_LAUNCH("cnn fcBackwardAtomicKernel 1");
+        mark("fc1 backward");
         m_dConv2.fillBytesAsync(0, s);
         poolBackwardAtomicKernel<<<blocks(m_dPool2.size()), threads, 0, s>>>(
             m_dPool2.data(), m_arg2.data(), m_conv2.data(), b, Layout::kConv2, h2, w2, m_dConv2.data());
         KS_CUDA_CHECK_LAUNCH("cnn poolBackwardAtomicKernel 2");
+        mark("pool2 backward");
         m_dPool1.fillBytesAsync(0, s);
         convBackwardAtomicKernel<<<blocks(m_dConv2.size()), threads, 0, s>>>(m_pool1.data(), m_dConv2.data(),
             param("conv2.weight"), b, Layout::kConv1, h2, w2, Layout::kConv2, grad("conv2.weight"), grad("conv2.bias"),
             m_dPool1.data());
         KS_CUDA_CHECK_LAUNCH("cnn convBackwardAtomicKernel 2");
+        mark("conv2 backward");
         m_dConv1.fillBytesAsync(0, s);
         poolBackwardAtomicKernel<<<blocks(m_dPool1.size()), threads, 0, s>>>(
             m_dPool1.data(), m_arg1.data(), m_conv1.data(), b, Layout::kConv1, in.h, in.w, m_dConv1.data());
         KS_CUDA_CHECK_LAUNCH("cnn poolBackwardAtomicKernel 1");
+        mark("pool1 backward");
         convBackwardAtomicKernel<<<blocks(m_dConv1.size()), threads, 0, s>>>(m_batchImages.data(), m_dConv1.data(),
             param("conv1.weight"), b, in.c, in.h, in.w, Layout::kConv1, grad("conv1.weight"), grad("conv1.bias"),
             nullptr);
         KS_CUDA_CHECK_LAUNCH("cnn convBackwardAtomicKernel 1");
+        mark("conv1 backward");
     }
 
     /// The seed's v3 backward: every kernel owns its outputs.
@@ -566,14 +643,17 @@ private:
         fcInputGradKernel<<<blocks(m_dFc1.size()), threads, 0, s>>>(
             m_dLogits.data(), param("fc2.weight"), m_fc1.data(), b, Layout::kHidden, Layout::kClasses, m_dFc1.data());
         KS_CUDA_CHECK_LAUNCH("cnn fcInputGradKernel 2");
+        mark("fc2 backward");
         fcBackward(m_pool2.data(), m_dFc1.data(), features, Layout::kHidden, "fc1.weight", "fc1.bias");
         fcInputGradKernel<<<blocks(m_dPool2.size()), threads, 0, s>>>(
             m_dFc1.data(), param("fc1.weight"), nullptr, b, features, Layout::kHidden, m_dPool2.data());
         KS_CUDA_CHECK_LAUNCH("cnn fcInputGradKernel 1");
+        mark("fc1 backward");
         m_dConv2.fillBytesAsync(0, s);
         poolBackwardKernel<<<blocks(m_dPool2.size()), threads, 0, s>>>(
             m_dPool2.data(), m_arg2.data(), m_conv2.data(), b, Layout::kConv2, h2, w2, m_dConv2.data());
         KS_CUDA_CHECK_LAUNCH("cnn poolBackwardKernel 2");
+        mark("pool2 backward");
         convWeightGradKernel<<<blocks(m_layout.tensor("conv2.weight").count + Layout::kConv2), threads, 0, s>>>(
             m_pool1.data(), m_dConv2.data(), b, Layout::kConv1, h2, w2, Layout::kConv2, grad("conv2.weight"),
             grad("conv2.bias"));
@@ -581,14 +661,17 @@ private:
         convInputGradKernel<<<blocks(m_dPool1.size()), threads, 0, s>>>(
             m_dConv2.data(), param("conv2.weight"), b, Layout::kConv1, h2, w2, Layout::kConv2, m_dPool1.data());
         KS_CUDA_CHECK_LAUNCH("cnn convInputGradKernel 2");
+        mark("conv2 backward");
         m_dConv1.fillBytesAsync(0, s);
         poolBackwardKernel<<<blocks(m_dPool1.size()), threads, 0, s>>>(
             m_dPool1.data(), m_arg1.data(), m_conv1.data(), b, Layout::kConv1, in.h, in.w, m_dConv1.data());
         KS_CUDA_CHECK_LAUNCH("cnn poolBackwardKernel 1");
+        mark("pool1 backward");
         convWeightGradKernel<<<blocks(m_layout.tensor("conv1.weight").count + Layout::kConv1), threads, 0, s>>>(
             m_batchImages.data(), m_dConv1.data(), b, in.c, in.h, in.w, Layout::kConv1, grad("conv1.weight"),
             grad("conv1.bias"));
         KS_CUDA_CHECK_LAUNCH("cnn convWeightGradKernel 1");
+        mark("conv1 backward");
     }
 
     /// The seed's v3 FC weight gradient: per-sample products, then the reduction over the batch.
@@ -618,6 +701,8 @@ private:
     device::PinnedBuffer<float> m_hostLosses;
     std::uint64_t m_step = 0;
     bool m_lossPending = false;
+    bool m_measuring = false; ///< layerTimes() is recording an event after every phase
+    std::vector<std::pair<const char*, device::Event>> m_phases;
 };
 
 } // namespace

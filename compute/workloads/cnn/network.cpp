@@ -3,6 +3,7 @@
 #include "data/random.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -311,6 +312,28 @@ Decisions Decisions::unpack(std::span<const std::uint64_t> words)
 }
 
 namespace {
+/// Times a pass's phases when asked: each mark() ends the phase it names.
+class PhaseClock {
+public:
+    explicit PhaseClock(LayerTimes* out = nullptr)
+        : m_out(out)
+        , m_last(std::chrono::steady_clock::now())
+    {
+    }
+    void mark(const char* phase)
+    {
+        if (!m_out)
+            return;
+        const auto now = std::chrono::steady_clock::now();
+        m_out->emplace_back(phase, std::chrono::duration<double, std::milli>(now - m_last).count());
+        m_last = now;
+    }
+
+private:
+    LayerTimes* m_out;
+    std::chrono::steady_clock::time_point m_last;
+};
+
 /// Every activation of one pass, and its decisions, kept for the backward pass.
 template <class T> struct Activations {
     std::vector<T> conv1, pool1, conv2, pool2, fc1, logits;
@@ -386,8 +409,8 @@ void pool(std::span<const T> in, int batch, Shape s, std::span<T> out, std::vect
 }
 
 template <class T>
-Activations<T> forward(
-    const Layout& l, std::span<const T> p, std::span<const T> images, int batch, const Choices& choices = {})
+Activations<T> forward(const Layout& l, std::span<const T> p, std::span<const T> images, int batch,
+    const Choices& choices = {}, PhaseClock clock = PhaseClock())
 {
     const std::size_t n = u(batch);
     const Decisions* r = choices.replay;
@@ -398,27 +421,33 @@ Activations<T> forward(
     convForward<T>(images, batch, l.input(), slice(p, l.tensor("conv1.weight")), slice(p, l.tensor("conv1.bias")),
         Layout::kConv1, a.conv1);
     relu<T>(a.conv1, d.relu1, r ? &r->relu1 : nullptr, choices);
+    clock.mark("conv1 forward");
     a.pool1.resize(n * p1.size());
     pool<T>(a.conv1, batch, c1, a.pool1, d.pool1, r ? &r->pool1 : nullptr, choices);
+    clock.mark("pool1 forward");
     a.conv2.resize(n * c2.size());
     convForward<T>(a.pool1, batch, p1, slice(p, l.tensor("conv2.weight")), slice(p, l.tensor("conv2.bias")),
         Layout::kConv2, a.conv2);
     relu<T>(a.conv2, d.relu2, r ? &r->relu2 : nullptr, choices);
+    clock.mark("conv2 forward");
     a.pool2.resize(n * p2.size());
     pool<T>(a.conv2, batch, c2, a.pool2, d.pool2, r ? &r->pool2 : nullptr, choices);
+    clock.mark("pool2 forward");
     a.fc1.resize(n * Layout::kHidden);
     fcForward<T>(a.pool2, batch, l.flatFeatures(), slice(p, l.tensor("fc1.weight")), slice(p, l.tensor("fc1.bias")),
         Layout::kHidden, a.fc1);
     relu<T>(a.fc1, d.relu3, r ? &r->relu3 : nullptr, choices);
+    clock.mark("fc1 forward");
     a.logits.resize(n * Layout::kClasses);
     fcForward<T>(a.fc1, batch, Layout::kHidden, slice(p, l.tensor("fc2.weight")), slice(p, l.tensor("fc2.bias")),
         Layout::kClasses, a.logits);
+    clock.mark("fc2 forward");
     return a;
 }
 
 template <class T>
 T backward(const Layout& l, const Activations<T>& a, std::span<const T> p, std::span<const T> images,
-    std::span<const std::uint8_t> labels, int batch, std::span<T> g)
+    std::span<const std::uint8_t> labels, int batch, std::span<T> g, PhaseClock clock = PhaseClock())
 {
     const Shape c1 = l.conv1Out(), p1 = l.pool1Out(), c2 {Layout::kConv2, p1.h, p1.w};
     auto grad = [&](const char* name) {
@@ -427,35 +456,42 @@ T backward(const Layout& l, const Activations<T>& a, std::span<const T> p, std::
     };
     std::vector<T> dLogits(a.logits.size());
     const T loss = softmaxCrossEntropy<T>(a.logits, batch, Layout::kClasses, labels, dLogits);
+    clock.mark("loss");
 
     std::vector<T> dFc1(a.fc1.size());
     fcBackward<T>(a.fc1, batch, Layout::kHidden, slice(p, l.tensor("fc2.weight")), Layout::kClasses, dLogits,
         grad("fc2.weight"), grad("fc2.bias"), dFc1);
     reluMaskBackward<T>(a.decisions.relu3, dFc1);
+    clock.mark("fc2 backward");
     std::vector<T> dPool2(a.pool2.size());
     fcBackward<T>(a.pool2, batch, l.flatFeatures(), slice(p, l.tensor("fc1.weight")), Layout::kHidden, dFc1,
         grad("fc1.weight"), grad("fc1.bias"), dPool2);
+    clock.mark("fc1 backward");
     std::vector<T> dConv2(a.conv2.size());
     poolBackward<T>(dPool2, batch, c2, a.decisions.pool2, dConv2);
     reluMaskBackward<T>(a.decisions.relu2, dConv2);
+    clock.mark("pool2 backward");
     std::vector<T> dPool1(a.pool1.size());
     convBackward<T>(a.pool1, batch, p1, slice(p, l.tensor("conv2.weight")), Layout::kConv2, dConv2,
         grad("conv2.weight"), grad("conv2.bias"), dPool1);
+    clock.mark("conv2 backward");
     std::vector<T> dConv1(a.conv1.size());
     poolBackward<T>(dPool1, batch, c1, a.decisions.pool1, dConv1);
     reluMaskBackward<T>(a.decisions.relu1, dConv1);
+    clock.mark("pool1 backward");
     convBackward<T>(images, batch, l.input(), slice(p, l.tensor("conv1.weight")), Layout::kConv1, dConv1,
         grad("conv1.weight"), grad("conv1.bias"), std::span<T>());
+    clock.mark("conv1 backward");
     return loss;
 }
 } // namespace
 
 template <class T>
 T lossAndGradient(const Layout& l, std::span<const T> p, std::span<const T> images,
-    std::span<const std::uint8_t> labels, int batch, std::span<T> g, Decisions* record)
+    std::span<const std::uint8_t> labels, int batch, std::span<T> g, Decisions* record, LayerTimes* times)
 {
-    Activations<T> a = forward(l, p, images, batch);
-    const T loss = backward(l, a, p, images, labels, batch, g);
+    Activations<T> a = forward(l, p, images, batch, {}, PhaseClock(times));
+    const T loss = backward(l, a, p, images, labels, batch, g, PhaseClock(times));
     if (record)
         *record = std::move(a.decisions);
     return loss;
@@ -499,7 +535,7 @@ void sgdMomentum(
         std::span<T>, std::span<T>, std::span<T>);                                                                     \
     template T softmaxCrossEntropy<T>(std::span<const T>, int, int, std::span<const std::uint8_t>, std::span<T>);      \
     template T lossAndGradient<T>(const Layout&, std::span<const T>, std::span<const T>,                               \
-        std::span<const std::uint8_t>, int, std::span<T>, Decisions*);                                                 \
+        std::span<const std::uint8_t>, int, std::span<T>, Decisions*, LayerTimes*);                                    \
     template T replayLossAndGradient<T>(const Layout&, std::span<const T>, std::span<const T>,                         \
         std::span<const std::uint8_t>, int, std::span<T>, const Decisions&, double, ReplayCheck&);                     \
     template void sgdMomentum<T>(std::span<T>, std::span<T>, std::span<const T>, double, double);

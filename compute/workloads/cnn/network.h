@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ks::cnn {
@@ -130,11 +131,18 @@ struct ReplayCheck {
 
 // ---- the whole network ------------------------------------------------------------------------------------------
 
+/// One step's time split into phases, in ms, in the order the step runs them. Phase names are "<layer> forward" and
+/// "<layer> backward" for the layers conv1, pool1, conv2, pool2, fc1, fc2 (a ReLU counts with the layer before it),
+/// "loss" (softmax cross-entropy and its gradient) and "update" (the SGD step, and a batch's gathering). A kernel that
+/// fuses layers reports its time under the first layer it covers and leaves the others out.
+using LayerTimes = std::vector<std::pair<std::string, double>>;
+
 /// One forward and backward pass over a batch: the mean loss, and the gradient of every parameter in `gradient`
-/// (the parameters' layout). `images` are batch × input-shape values.
+/// (the parameters' layout). `images` are batch × input-shape values. `times`, when given, gets each phase's time.
 template <class T>
 T lossAndGradient(const Layout& layout, std::span<const T> parameters, std::span<const T> images,
-    std::span<const std::uint8_t> labels, int batch, std::span<T> gradient, Decisions* record = nullptr);
+    std::span<const std::uint8_t> labels, int batch, std::span<T> gradient, Decisions* record = nullptr,
+    LayerTimes* times = nullptr);
 
 /// The same pass following `decisions` made by another pass instead of its own; a decision this pass's values
 /// contradict by more than `relativeTolerance` of the layer's largest value is counted in `check`.

@@ -18,10 +18,6 @@ PrepareSignature prepareV3AtomicFree;
 
 namespace {
 
-/// A variant's piecewise choice may differ from the double reference's only between values this close, relative to
-/// the layer's largest (float rounding of the sums leaves about 1e-6).
-constexpr double kDecisionTolerance = 1e-4;
-
 class CnnWorkload final : public Workload {
 public:
     CnnWorkload()
@@ -149,12 +145,7 @@ public:
         return Cost {bytes, flops, b, "images", Roof::Fp32};
     }
 
-    double tolerance(const ParamSet&) const override
-    {
-        // float32 gradients against double ones, relative to each tensor's largest gradient: rounding of sums over
-        // a batch's pixels leaves about 1e-6; the bound leaves room for larger batches and images.
-        return 1e-4;
-    }
+    double tolerance(const ParamSet&) const override { return gradientTolerance(Arithmetic::Fp32); }
 
     Delta compare(const Result& result, const Result& reference, const data::Dataset& dataset,
         const ParamSet& params) const override
@@ -165,7 +156,8 @@ public:
                 + std::to_string(l.parameterCount()) + " parameters");
         Delta d;
         d.kind = "max_rel_grad_err";
-        d.tolerance = tolerance(params);
+        const Arithmetic arithmetic = resultArithmetic(result);
+        d.tolerance = gradientTolerance(arithmetic);
         // Where a float pass chose differently from the double reference between values equal within rounding
         // (a max-pool window's two largest, a ReLU input at zero), both gradients are right for their own choices:
         // the double pass is redone following the variant's choices, each checked to lie within rounding of the
@@ -186,7 +178,7 @@ public:
             gatherBatch(dataset.as<data::ImageSet>(), 0, settings.batch, images, labels);
             ReplayCheck check;
             replayLossAndGradient<double>(
-                l, weights, images, labels, settings.batch, expected, decisions, kDecisionTolerance, check);
+                l, weights, images, labels, settings.batch, expected, decisions, decisionTolerance(arithmetic), check);
             d.details.emplace_back("decisions_contradicted", static_cast<double>(check.violations));
             if (check.violations > 0)
                 d.value = std::numeric_limits<double>::infinity();

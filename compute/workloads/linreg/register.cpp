@@ -13,7 +13,7 @@ namespace ks::linreg {
 
 Result makeResult(const Fit& fit)
 {
-    return Result {"fit", {"slope", "intercept"}, {fit.slope, fit.intercept}, {}, {}};
+    return Result {"fit", {"slope", "intercept"}, {fit.slope, fit.intercept}, {}, {}, {}, {}};
 }
 
 HostSeries::HostSeries(const data::Series2D& series, Precision precision)

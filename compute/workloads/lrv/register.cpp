@@ -15,7 +15,7 @@ namespace ks::lrv {
 
 Result makeResult(std::vector<double> values, const data::ExpressionTable& table)
 {
-    return Result {"lrv", {}, std::move(values), {}, table.featureNames};
+    return Result {"lrv", {}, std::move(values), {}, table.featureNames, {}, {}};
 }
 
 std::uint64_t deviceOutputCapBytes(const ParamSet& params)

@@ -35,7 +35,7 @@ double bucketWidth(const ParamSet& params)
 
 Result makeResult(std::vector<std::uint64_t> counts)
 {
-    return Result {"histogram", {}, {}, std::move(counts), {}};
+    return Result {"histogram", {}, {}, std::move(counts), {}, {}, {}};
 }
 
 namespace {

@@ -7,7 +7,7 @@ namespace ks::spmv {
 
 Result makeResult(std::vector<double> y)
 {
-    return Result {"y", {}, std::move(y), {}, {}};
+    return Result {"y", {}, std::move(y), {}, {}, {}, {}};
 }
 
 template <class T>
