@@ -215,8 +215,11 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
                 s.delta = workload.compare(*result, *request.reference, request.dataset, request.params);
                 s.delta.computed = true;
             }
-            if (!cancelled)
+            if (!cancelled) {
                 s.facts = prepared->facts();
+                for (auto& fact : workload.resultFacts(*result, request.dataset, request.params, variant.backend))
+                    s.facts.push_back(std::move(fact));
+            }
             if (options.keepFullResult || result->values.size() + result->counts.size() <= RunOptions::kKeptResultLimit)
                 s.result = result;
             else

@@ -81,6 +81,11 @@ public:
     virtual Delta compare(
         const Result& result, const Result& reference, const data::Dataset& dataset, const ParamSet& params) const = 0;
 
+    /// What a variant's result says besides its Delta, measured once after the run (cnn: the trained weights'
+    /// accuracy on held-out images): appended to Summary::facts. `backend` is where the variant ran (a GPU variant's
+    /// result may be evaluated on the GPU). Nothing by default.
+    virtual Facts resultFacts(const Result&, const data::Dataset&, const ParamSet&, Backend) const { return {}; }
+
     /// The sizes, data classes and parameter combinations the registry-wide test checks every variant on.
     virtual TestPlan testPlan() const = 0;
 
