@@ -50,7 +50,8 @@ public:
     std::string description() const override
     {
         return "training steps of a small CNN (2 conv + pool, 2 FC, softmax cross-entropy, SGD with momentum) on "
-               "labelled images; the first step's gradients against a double reference (seed 004)";
+               "labelled images; the first step's gradients against a double reference, the trained weights scored on "
+               "held-out images (seed 004)";
     }
     std::string datasetKind() const override { return "images"; }
     std::string filePatterns() const override
