@@ -223,6 +223,7 @@ Facts evaluateTrained(
                 = writeFeatures(settings.features, train, heldOut ? &test : nullptr, set.classNames);
             facts.emplace_back("features_written", static_cast<double>(written));
         } catch (const ComputeError&) {
+            // A failing GPU call stays what it is: it may have left the CUDA context unusable (sticky).
             throw;
         } catch (const std::exception& e) {
             throw ComputeError(std::string("features not written: ") + e.what() + accuracy);
