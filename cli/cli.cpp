@@ -9,12 +9,17 @@
 #include "compute/device/device_info.h"
 #include "data/dataset_error.h"
 #include "data/host_memory.h"
+#include "data/reader_messages.h"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <memory>
 #include <ostream>
 
@@ -105,8 +110,12 @@ void printAxes(std::ostream& out, const char* title, const std::vector<Axis>& ax
         return;
     out << "  " << title << ":\n";
     for (const auto& a : axes) {
-        out << "    " << a.name << " (default " << a.defaultValue;
-        if (a.kind == AxisKind::Enum) {
+        if (a.kind == AxisKind::Text)
+            out << "    " << a.name << " (text"
+                << (a.defaultValue.empty() ? "; default none" : "; default " + a.defaultValue);
+        else
+            out << "    " << a.name << " (default " << a.defaultValue;
+        if (a.kind == AxisKind::Enum || (a.kind == AxisKind::Text && !a.choices.empty())) {
             std::string choices;
             for (auto& c : a.choices)
                 choices += (choices.empty() ? "" : "|") + c;
@@ -189,6 +198,53 @@ int infoCommand(bool calibrate, bool recalibrate, std::ostream& out, std::ostrea
     return kExitOk;
 }
 
+/// The assignments of one --param argument, "key=value,key=value": a text parameter (a file path) takes the rest of
+/// the argument, commas included, so a path is never split or swept.
+std::map<std::string, std::string> runAssignments(const std::string& text, const std::vector<Axis>& axes)
+{
+    auto isText = [&](const std::string& name) {
+        return std::any_of(
+            axes.begin(), axes.end(), [&](const Axis& a) { return a.name == name && a.kind == AxisKind::Text; });
+    };
+    std::map<std::string, std::string> out;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        const std::size_t eq = text.find('=', pos);
+        const std::size_t comma = text.find(',', pos);
+        if (eq != std::string::npos && (comma == std::string::npos || eq < comma)
+            && isText(text.substr(pos, eq - pos))) {
+            if (eq + 1 == text.size())
+                throw ParameterError("'" + text.substr(pos) + "' is not of the form key=value");
+            out[text.substr(pos, eq - pos)] = text.substr(eq + 1);
+            break;
+        }
+        const std::size_t end = comma == std::string::npos ? text.size() : comma;
+        for (auto& [key, value] : ParamSet::splitAssignments(text.substr(pos, end - pos)))
+            out[key] = value;
+        pos = end + 1;
+    }
+    return out;
+}
+
+/// Throws ParameterError, naming the parameter and the system's reason, when `path` cannot be written; leaves an
+/// existing file as it was and creates none.
+void requireWritable(const std::string& parameter, const std::string& path)
+{
+    std::error_code ec;
+    const bool existed = std::filesystem::exists(path, ec);
+    if (existed && std::filesystem::is_directory(path, ec))
+        throw ParameterError("--param " + parameter + "=" + path + ": a folder, not a file");
+    errno = 0;
+    {
+        std::ofstream probe(path, std::ios::app);
+        if (!probe)
+            throw ParameterError("--param " + parameter + "=" + path + ": cannot write there ("
+                + (errno != 0 ? std::strerror(errno) : "the file cannot be opened") + ")");
+    }
+    if (!existed)
+        std::filesystem::remove(path, ec);
+}
+
 struct RunArgs {
     std::string workload;
     std::string variants = "all";
@@ -223,6 +279,7 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
 
     SweepRequest request;
     SweepPlan plan;
+    std::string featuresPath;
     request.workload = workload;
     request.options = a.options;
     request.options.noiseTarget = a.noiseTargetPct / 100.0;
@@ -232,7 +289,7 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
         if (a.variants != "all")
             request.variantIds = splitList(a.variants);
         for (const auto& p : a.params)
-            for (auto& [k, v] : ParamSet::splitAssignments(p))
+            for (auto& [k, v] : runAssignments(p, workload->parameters()))
                 request.params[k] = v;
         request.generator = ParamSet::splitAssignments(a.generate);
         if (!a.sizes.empty())
@@ -258,6 +315,15 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
             = request.variantIds.empty() ? workload->variants().size() : request.variantIds.size();
         if (!a.output.empty() && (variantCount != 1 || request.sizes.size() > 1))
             throw ParameterError("--output saves one variant's result: choose a single --variant and size");
+        // A features file holds one run's trained network: several runs would overwrite it, each with its own.
+        if (const auto f = request.params.find("features"); f != request.params.end() && !f->second.empty()) {
+            featuresPath = f->second;
+            if (plan.variants.size() != 1 || plan.sizes.size() > 1)
+                throw ParameterError("--param features=" + featuresPath
+                    + " writes one run's features, but this run has " + data::plural(plan.variants.size(), "variant")
+                    + " and " + data::plural(plan.sizes.size(), "size") + ": choose a single --variant and size");
+            requireWritable("features", featuresPath);
+        }
     } catch (const data::DatasetError& e) {
         err << "error: " << e.what() << '\n';
         return kExitBadInput;
@@ -322,6 +388,11 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
             }
         }
     }
+    // The table shortens a failure's message; a features file that could not be written is said in full.
+    if (!featuresPath.empty())
+        for (const auto& s : summaries)
+            if (s.outcome == Outcome::Failed)
+                err << "error: " << s.message << '\n';
     for (const auto& s : summaries) {
         if (s.outcome == Outcome::Incorrect || s.outcome == Outcome::Failed)
             code = code == kExitOk ? kExitRunProblems : code;

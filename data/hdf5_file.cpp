@@ -553,6 +553,12 @@ void File::writeInt32s(
     writeNumeric<std::int32_t>(*this, m_id, path, values, dims, compress, H5T_NATIVE_INT32, H5T_STD_I32LE);
 }
 
+void File::writeUInt8s(
+    const std::string& path, std::span<const std::uint8_t> values, std::vector<std::uint64_t> dims, bool compress)
+{
+    writeNumeric<std::uint8_t>(*this, m_id, path, values, dims, compress, H5T_NATIVE_UINT8, H5T_STD_U8LE);
+}
+
 void File::writeInt64s(
     const std::string& path, std::span<const std::int64_t> values, std::vector<std::uint64_t> dims, bool compress)
 {

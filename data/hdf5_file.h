@@ -69,6 +69,8 @@ public:
         bool compress = false);
     void writeInt32s(const std::string& path, std::span<const std::int32_t> values, std::vector<std::uint64_t> dims,
         bool compress = false);
+    void writeUInt8s(const std::string& path, std::span<const std::uint8_t> values, std::vector<std::uint64_t> dims,
+        bool compress = false);
     void writeInt64s(const std::string& path, std::span<const std::int64_t> values, std::vector<std::uint64_t> dims,
         bool compress = false);
     void writeStrings(const std::string& path, const std::vector<std::string>& values);

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -34,15 +35,19 @@ struct ImageSet {
     double rawMax = 0; ///< the largest raw value in the set
     std::string storedType = "uint8"; ///< raw value type in the file
     std::vector<std::string> sourceFiles; ///< the files read (base names), or the generator's description
-    std::vector<std::string> notes; ///< what the reader chose: split, files, class names
+    std::vector<std::string> notes; ///< what the reader chose: split, files, class names, the held-out split
+    /// The held-out split found beside the training split (a dataset's test files, or more generated images), of the
+    /// same shape and classes, its pixels on this set's scale (renormaliseImages with this set's mean and std); null
+    /// when there is none. What the cnn workload scores its trained weights on; never trained on.
+    std::shared_ptr<const ImageSet> heldOut;
 
     std::size_t size() const { return labels.size(); }
     std::size_t imageSize() const { return static_cast<std::size_t>(channels) * height * width; }
 };
 
 /// Checks the ImageSet invariants (non-zero shape, pixels = N × C × H × W, C means and stds, stds positive, labels
-/// below `classes`, classNames empty or one per class); throws a DatasetError naming `file` and the first offending
-/// image otherwise.
+/// below `classes`, classNames empty or one per class; a held-out split valid itself, of the same shape and classes,
+/// on the same scale); throws a DatasetError naming `file` and the first offending image otherwise.
 void validateImageSet(const ImageSet& set, const std::string& file);
 
 /// Fills set.pixels from raw values (N × C × H × W bytes, as the files store them) normalised with their own
@@ -55,6 +60,10 @@ void normaliseImages(ImageSet& set, std::span<const std::uint8_t> raw, const std
 /// mean and std), so both splits feed the network on the same scale. Throws std::invalid_argument when the counts
 /// differ from the channel count or a std is not positive.
 void renormaliseImages(ImageSet& set, const std::vector<double>& mean, const std::vector<double>& stdDev);
+
+/// Makes `heldOut` the held-out split of `set`: its pixels renormalised with set's mean and std, a note on `set`
+/// naming it. DatasetError naming `file` (the held-out images file) when its image shape or class count differs.
+void attachHeldOut(ImageSet& set, ImageSet heldOut, const std::string& file);
 
 // Reader parameters (ReadOptions::params; the default when absent):
 //   split = train | test   which split a folder gives: IDX train-* or t10k-*/test-*; CIFAR-10 data_batch_*.bin or
@@ -98,9 +107,12 @@ ImageSet readCifar10(const std::vector<std::string>& files, const ReadOptions& o
 /// i mod classes), each a class-dependent pattern a small CNN can learn — stripes whose orientation and frequency
 /// follow the class, and a bright blob at a class-dependent place — with a random phase, a small random shift,
 /// per-channel tints that follow the class, and Gaussian noise; quantised to bytes as a file would store them and
-/// normalised like one. Image i depends only on (seed, i), so the set is the same for any thread count.
+/// normalised like one. Image i depends only on (seed, i), so the set is the same for any thread count. `heldOut`
+/// more images, drawn at the indices count … count + heldOut − 1 with balanced labels of their own, make the held-out
+/// split (on the training images' scale); 0: none.
 struct ImageGenerator {
     std::uint64_t count = 10'000;
+    std::uint64_t heldOut = 0;
     std::uint32_t channels = 1;
     std::uint32_t height = 28;
     std::uint32_t width = 28;
@@ -110,13 +122,18 @@ struct ImageGenerator {
 ImageSet generateImages(const ImageGenerator& generator);
 
 /// The dataset of kind "images" (size = N) with the image count, shape (C × H × W), classes (with their names when
-/// known), per-channel mean and std, the raw value range, the stored type and the source files as properties, and
-/// the set's notes. An invalid set is a DatasetError naming `source`.
+/// known), per-channel mean and std, the raw value range, the stored type, the source files and the held-out split
+/// (its files and image count, or none) as properties, and the set's notes. The content hash covers the held-out
+/// split too (a run's accuracy depends on it). An invalid set is a DatasetError naming `source`.
 Dataset makeImageDataset(ImageSet set, std::string name, std::string source);
 
 /// A folder (CIFAR-10 batches, else an IDX pair of the split), or a file: an IDX images or labels file by name or
 /// by its magic number, a CIFAR-10 batch by a `.bin` name or a size that is a multiple of 3,073; returns the dataset
 /// with its metadata. DatasetError naming the path when it is neither.
+/// When the train split is read (a folder with split=train, an IDX train-* file, a CIFAR-10 data_batch_N.bin) and
+/// its test split lies in the same folder (the t10k-* or test-* IDX pair, test_batch.bin), that split is read too,
+/// checked like any file, and becomes the set's held-out split (attachHeldOut); the notes say which files, or that
+/// there was none. A malformed held-out file is an error naming it.
 Dataset loadImageSet(const std::string& path, const ReadOptions& options = {});
 
 } // namespace ks::data

@@ -3,6 +3,7 @@
 #include "compute/core/errors.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -101,6 +102,31 @@ std::pair<ParamValue, std::string> normalise(const Axis& axis, const std::string
         }
         return {raw, raw};
     }
+    case AxisKind::Text: {
+        if (raw.empty()) {
+            if (axis.defaultValue.empty())
+                return {raw, raw};
+            throw ParameterError(axis.name + "= is empty; give a value");
+        }
+        if (std::any_of(
+                raw.begin(), raw.end(), [](char c) { return c == ';' || static_cast<unsigned char>(c) < 0x20; }))
+            throw ParameterError(axis.name + "=" + raw
+                + " holds ';' or a control character; a results file's params column could not hold it");
+        if (!axis.choices.empty()) {
+            std::string lower = raw;
+            std::transform(lower.begin(), lower.end(), lower.begin(),
+                [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+            const bool fits = std::any_of(axis.choices.begin(), axis.choices.end(),
+                [&](const std::string& suffix) { return lower.ends_with(suffix); });
+            if (!fits) {
+                std::string allowed;
+                for (std::size_t i = 0; i < axis.choices.size(); ++i)
+                    allowed += (i == 0 ? "" : i + 1 == axis.choices.size() ? " or " : ", ") + axis.choices[i];
+                throw ParameterError(axis.name + "=" + raw + " does not end in " + allowed);
+            }
+        }
+        return {raw, raw};
+    }
     }
     return {raw, raw};
 }
@@ -127,6 +153,15 @@ Axis Axis::choice(std::string name, std::string description, std::string def, st
 {
     return Axis {
         std::move(name), std::move(description), AxisKind::Enum, std::move(def), 0.0, 0.0, std::move(choices), false};
+}
+
+Axis Axis::text(std::string name, std::string description, std::string def, std::vector<std::string> suffixes)
+{
+    for (auto& suffix : suffixes)
+        std::transform(suffix.begin(), suffix.end(), suffix.begin(),
+            [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return Axis {
+        std::move(name), std::move(description), AxisKind::Text, std::move(def), 0.0, 0.0, std::move(suffixes), false};
 }
 
 std::vector<std::string> splitList(const std::string& text, char separator)

@@ -9,7 +9,7 @@
 
 namespace ks {
 
-enum class AxisKind { Integer, PowerOfTwo, Float, Enum };
+enum class AxisKind { Integer, PowerOfTwo, Float, Enum, Text };
 
 /// A named parameter a workload or generator accepts: the CLI parses `--param` against it and the GUI builds its
 /// controls from it (NVBench-style axes).
@@ -20,7 +20,8 @@ struct Axis {
     std::string defaultValue;
     double min = 0.0; ///< numeric axes: inclusive range
     double max = 0.0;
-    std::vector<std::string> choices; ///< enum axes
+    std::vector<std::string>
+        choices; ///< enum axes: the choices; text axes: the endings a value may have (any when empty)
     bool readerOption = false; ///< read when a file is loaded (how to parse it), not by the variants
 
     static Axis integer(
@@ -29,6 +30,11 @@ struct Axis {
         std::string name, std::string description, std::int64_t def, std::int64_t min, std::int64_t max);
     static Axis real(std::string name, std::string description, double def, double min, double max);
     static Axis choice(std::string name, std::string description, std::string def, std::vector<std::string> choices);
+    /// Free text, such as a file path: any non-empty text without ';' (the params column's separator) or control
+    /// characters, ending in one of `suffixes` (compared case-insensitively) when any are given. An empty default makes
+    /// the axis optional: the empty text then means "not set". Text is never split at commas or swept.
+    static Axis text(
+        std::string name, std::string description, std::string def = {}, std::vector<std::string> suffixes = {});
     /// The same axis marked as read when a file is loaded.
     Axis asReaderOption() const
     {
@@ -41,7 +47,8 @@ struct Axis {
 /// The non-empty items of a list separated by `separator` ("a,,b" gives a and b).
 std::vector<std::string> splitList(const std::string& text, char separator = ',');
 
-/// One parameter's value, typed by its axis: integers (integer and power-of-two axes), reals, or enum choices.
+/// One parameter's value, typed by its axis: integers (integer and power-of-two axes), reals, or text (enum choices,
+/// text axes).
 using ParamValue = std::variant<std::int64_t, double, std::string>;
 
 /// Parameter values validated against a list of axes; every axis has a value (given or default). Values are kept

@@ -18,10 +18,12 @@ namespace ks::data {
 namespace {
 
 // CounterRng streams, far apart so no two uses share one: the label shuffle (index = position), each image's pattern
-// draws (DrawSequence, index = image) and the pixel noise (index = pixel of the whole set).
+// draws (DrawSequence, index = image) and the pixel noise (index = pixel of the whole set), and the held-out split's
+// label shuffle (its images take the indices after the training images').
 constexpr std::uint64_t kLabelStream = 1ULL << 40;
 constexpr std::uint64_t kPatternStream = 2ULL << 40;
 constexpr std::uint64_t kNoiseStream = 3ULL << 40;
+constexpr std::uint64_t kHeldOutLabelStream = 4ULL << 40;
 
 /// Limits that keep the shapes sensible for a network and the labels in a byte.
 constexpr std::uint32_t kMaxChannels = 16;
@@ -61,39 +63,35 @@ void checkGenerator(const ImageGenerator& g)
                 + std::to_string(g.classes));
 }
 
-} // namespace
-
-ImageSet generateImages(const ImageGenerator& g)
+/// `count` images at the indices first … first + count − 1, with balanced labels shuffled on `labelStream`,
+/// normalised with their own statistics.
+ImageSet generateSplit(
+    const ImageGenerator& g, const CounterRng& rng, std::uint64_t count, std::uint64_t first, std::uint64_t labelStream)
 {
-    checkGenerator(g);
-    const std::string what = describe(g);
     const std::uint64_t imageSize = static_cast<std::uint64_t>(g.channels) * g.height * g.width;
-    requireHostMemory(
-        saturatingMul(saturatingMul(g.count, imageSize), 1 + sizeof(float)), kGenerator, what, "the generated images");
-    const CounterRng rng(g.seed);
-
     ImageSet set;
     set.channels = g.channels;
     set.height = g.height;
     set.width = g.width;
     set.classes = g.classes;
     // Balanced: i mod classes, shuffled (Fisher–Yates), so every class has count/classes images, ±1.
-    set.labels.resize(g.count);
-    for (std::uint64_t i = 0; i < g.count; ++i)
+    set.labels.resize(count);
+    for (std::uint64_t i = 0; i < count; ++i)
         set.labels[i] = static_cast<std::uint8_t>(i % g.classes);
-    for (std::uint64_t i = g.count - 1; i > 0; --i) {
-        DrawSequence draws(rng, kLabelStream, i);
+    for (std::uint64_t i = count - 1; i > 0; --i) {
+        DrawSequence draws(rng, labelStream, i);
         std::swap(set.labels[i], set.labels[draws.below(i + 1)]);
     }
 
-    std::vector<std::uint8_t> raw(g.count * imageSize);
+    std::vector<std::uint8_t> raw(count * imageSize);
     const double side = std::min(g.height, g.width);
     const double classes = g.classes;
-    const auto count = static_cast<std::int64_t>(g.count);
+    const auto images = static_cast<std::int64_t>(count);
 #pragma omp parallel for schedule(static)
-    for (std::int64_t image = 0; image < count; ++image) {
-        const auto i = static_cast<std::uint64_t>(image);
-        const double k = set.labels[i];
+    for (std::int64_t image = 0; image < images; ++image) {
+        const auto local = static_cast<std::uint64_t>(image);
+        const std::uint64_t i = first + local;
+        const double k = set.labels[local];
         DrawSequence draws(rng, kPatternStream, i);
         // The class fixes the stripes' orientation and frequency and the blob's place on a circle round the centre;
         // the image draws a phase, a shift of a few pixels and an amplitude.
@@ -126,13 +124,37 @@ ImageSet generateImages(const ImageGenerator& g)
                         = i * imageSize + (static_cast<std::uint64_t>(c) * g.height + y) * g.width + x;
                     const double value = 0.4 + tint * (kStripeAmplitude * amplitude * stripe + kBlobAmplitude * blob)
                         + kNoiseSd * rng.normal(kNoiseStream, pixel);
-                    raw[pixel] = static_cast<std::uint8_t>(std::lround(std::clamp(value, 0.0, 1.0) * 255.0));
+                    raw[pixel - first * imageSize]
+                        = static_cast<std::uint8_t>(std::lround(std::clamp(value, 0.0, 1.0) * 255.0));
                 }
         }
     }
     normaliseImages(set, raw, kGenerator);
     set.storedType = "uint8 (generated)";
+    return set;
+}
+
+} // namespace
+
+ImageSet generateImages(const ImageGenerator& g)
+{
+    checkGenerator(g);
+    const std::string what = describe(g);
+    const std::uint64_t imageSize = static_cast<std::uint64_t>(g.channels) * g.height * g.width;
+    requireHostMemory(saturatingMul(saturatingMul(saturatingAdd(g.count, g.heldOut), imageSize), 1 + sizeof(float)),
+        kGenerator, what, "the generated images");
+    const CounterRng rng(g.seed);
+
+    ImageSet set = generateSplit(g, rng, g.count, 0, kLabelStream);
     set.sourceFiles = {what};
+    if (g.heldOut > 0) {
+        // More images of the same generator at the indices after the training images: the same classes and patterns,
+        // never seen in training.
+        ImageSet heldOut = generateSplit(g, rng, g.heldOut, g.count, kHeldOutLabelStream);
+        heldOut.sourceFiles
+            = {"generated images " + std::to_string(g.count) + " … " + std::to_string(g.count + g.heldOut - 1)};
+        attachHeldOut(set, std::move(heldOut), kGenerator);
+    }
     return set;
 }
 

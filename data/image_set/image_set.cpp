@@ -12,6 +12,13 @@
 
 namespace ks::data {
 
+namespace {
+std::string shapeText(const ImageSet& set)
+{
+    return std::to_string(set.channels) + " × " + std::to_string(set.height) + " × " + std::to_string(set.width);
+}
+} // namespace
+
 void validateImageSet(const ImageSet& set, const std::string& file)
 {
     if (set.channels == 0 || set.height == 0 || set.width == 0)
@@ -44,6 +51,37 @@ void validateImageSet(const ImageSet& set, const std::string& file)
     if (!set.classNames.empty() && set.classNames.size() != set.classes)
         throw DatasetError(file, "",
             std::to_string(set.classNames.size()) + " class names for " + std::to_string(set.classes) + " classes");
+    if (set.heldOut) {
+        const ImageSet& held = *set.heldOut;
+        const std::string place = "held-out split";
+        if (held.heldOut)
+            throw DatasetError(file, place, "has a held-out split of its own");
+        validateImageSet(held, file + " (held-out split)");
+        if (held.channels != set.channels || held.height != set.height || held.width != set.width
+            || held.classes != set.classes)
+            throw DatasetError(file, place,
+                "images of " + shapeText(held) + " in " + std::to_string(held.classes) + " classes do not match the "
+                    + "training images' " + shapeText(set) + " in " + std::to_string(set.classes));
+        if (held.channelMean != set.channelMean || held.channelStd != set.channelStd)
+            throw DatasetError(file, place, "its pixels are not on the training images' scale (another mean or std)");
+    }
+}
+
+void attachHeldOut(ImageSet& set, ImageSet heldOut, const std::string& file)
+{
+    if (heldOut.channels != set.channels || heldOut.height != set.height || heldOut.width != set.width)
+        throw DatasetError(file, "image shape",
+            "the held-out images are " + shapeText(heldOut) + " but the training images " + shapeText(set)
+                + "; a network trained on one cannot score the other");
+    if (heldOut.classes != set.classes)
+        throw DatasetError(file, "classes",
+            "the held-out split has " + std::to_string(heldOut.classes) + " classes, the training split "
+                + std::to_string(set.classes));
+    renormaliseImages(heldOut, set.channelMean, set.channelStd);
+    heldOut.heldOut.reset();
+    set.notes.push_back("held-out: " + listing(heldOut.sourceFiles) + ", " + plural(heldOut.size(), "image")
+        + " (scored on the training split's scale)");
+    set.heldOut = std::make_shared<const ImageSet>(std::move(heldOut));
 }
 
 void normaliseImages(ImageSet& set, std::span<const std::uint8_t> raw, const std::string& file)

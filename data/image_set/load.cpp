@@ -8,6 +8,7 @@
 #include "data/reader_messages.h"
 #include "data/text_file.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <span>
@@ -60,6 +61,48 @@ bool holdsCifarBatches(const fs::path& directory)
     return false;
 }
 
+/// data_batch_N.bin: a CIFAR-10 batch of the train split.
+bool isTrainBatch(const std::string& name)
+{
+    const std::string_view prefix = "data_batch_", suffix = ".bin";
+    if (!name.starts_with(prefix) || !name.ends_with(suffix) || name.size() == prefix.size() + suffix.size())
+        return false;
+    return std::all_of(name.begin() + static_cast<std::ptrdiff_t>(prefix.size()),
+        name.end() - static_cast<std::ptrdiff_t>(suffix.size()), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+/// The IDX test pair (t10k-* or test-*) in `directory`, read and attached as the held-out split when its images
+/// file is there (a missing labels file or a malformed file is an error); a note saying there is none otherwise.
+void attachIdxTest(ImageSet& set, const fs::path& directory, const ReadOptions& options)
+{
+    bool present = false;
+    std::error_code ec;
+    for (const char* prefix : {"t10k", "test"})
+        for (const char* suffix : {"", ".gz"})
+            present
+                = present || fs::is_regular_file(directory / (std::string(prefix) + "-images-idx3-ubyte" + suffix), ec);
+    if (!present) {
+        set.notes.push_back("no held-out split beside the file (no t10k-* or test-* IDX pair in the folder)");
+        return;
+    }
+    ReadOptions test = options;
+    test.params["split"] = "test";
+    const IdxPair pair = findIdxPair(directory.string(), test);
+    attachHeldOut(set, readIdx(pair, test), pair.images);
+}
+
+/// test_batch.bin in `directory` as the held-out split when it is there; a note saying there is none otherwise.
+void attachCifarTest(ImageSet& set, const fs::path& directory, const ReadOptions& options)
+{
+    std::error_code ec;
+    const fs::path file = directory / "test_batch.bin";
+    if (!fs::is_regular_file(file, ec)) {
+        set.notes.push_back("no held-out split beside the file (no test_batch.bin in the folder)");
+        return;
+    }
+    attachHeldOut(set, readCifar10({file.string()}, options), file.string());
+}
+
 std::string folderName(std::string path)
 {
     while (path.size() > 1 && path.back() == '/')
@@ -82,6 +125,12 @@ Dataset makeImageDataset(ImageSet set, std::string name, std::string source)
     hasher.add(shape, sizeof shape);
     hasher.addSpan(std::span<const std::uint8_t>(set.labels));
     hasher.addSpan(std::span<const float>(set.pixels));
+    if (set.heldOut) {
+        const std::uint64_t heldOutSize = set.heldOut->size();
+        hasher.add(&heldOutSize, sizeof heldOutSize);
+        hasher.addSpan(std::span<const std::uint8_t>(set.heldOut->labels));
+        hasher.addSpan(std::span<const float>(set.heldOut->pixels));
+    }
     meta.contentHash = hasher.hex();
     meta.size = set.size();
 
@@ -107,6 +156,8 @@ Dataset makeImageDataset(ImageSet set, std::string name, std::string source)
         {"raw value range", range},
         {"stored as", set.storedType},
         {"source", listing(set.sourceFiles)},
+        {"held-out",
+            set.heldOut ? listing(set.heldOut->sourceFiles) + ": " + plural(set.heldOut->size(), "image") : "none"},
     };
     meta.notes = set.notes;
     return Dataset::make(std::move(meta), std::move(set));
@@ -119,23 +170,41 @@ Dataset loadImageSet(const std::string& path, const ReadOptions& options)
         const std::string split = imageSplit(options, path);
         const std::string name = folderName(path) + " (" + split + ")";
         ImageSet set;
-        if (holdsCifarBatches(path))
+        const bool cifar = holdsCifarBatches(path);
+        if (cifar)
             set = readCifar10(findCifarBatches(path, options), options);
         else
             set = readIdx(findIdxPair(path, options), options);
         set.notes.insert(set.notes.begin(), "split: " + split);
+        if (split == "test")
+            set.notes.push_back("no held-out split: the test split itself was read");
+        else if (cifar)
+            attachCifarTest(set, path, options);
+        else
+            attachIdxTest(set, path, options);
         return makeImageDataset(std::move(set), name, path);
     }
     if (!fs::exists(path, ec))
         throw DatasetError(path, "", "no such file or folder");
     const std::string name = baseName(path);
     const std::string lower = lowerCase(name);
+    const fs::path directory = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
     ImageSet set;
-    if (lower.find("idx3-ubyte") != std::string::npos || lower.find("idx1-ubyte") != std::string::npos)
-        set = readIdx(findIdxPair(path, options), options);
-    else if (lower.ends_with(".bin"))
+    if (lower.find("idx3-ubyte") != std::string::npos || lower.find("idx1-ubyte") != std::string::npos) {
+        const IdxPair pair = findIdxPair(path, options);
+        set = readIdx(pair, options);
+        // The MNIST family names its train split train-*; any other pair (t10k-*, a user's own) has no test beside.
+        if (lowerCase(baseName(pair.images)).starts_with("train-"))
+            attachIdxTest(set, directory, options);
+        else
+            set.notes.push_back("no held-out split: not a train-* file");
+    } else if (lower.ends_with(".bin")) {
         set = readCifar10({path}, options);
-    else {
+        if (isTrainBatch(lower))
+            attachCifarTest(set, directory, options);
+        else
+            set.notes.push_back("no held-out split: not a data_batch_N.bin file");
+    } else {
         const std::uint32_t magic = leadingWord(path);
         const std::uint64_t size = fs::file_size(path, ec);
         if (magic == 0x00000803)

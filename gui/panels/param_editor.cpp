@@ -57,6 +57,8 @@ QString rangeText(const ks::Axis& axis)
             choices << QString::fromStdString(c);
         return ParamEditor::tr("One of: %1").arg(choices.join(QStringLiteral(", ")));
     }
+    case ks::AxisKind::Text:
+        return axis.defaultValue.empty() ? ParamEditor::tr("Text; empty for none") : ParamEditor::tr("Text");
     }
     return {};
 }
@@ -140,7 +142,9 @@ void ParamEditor::setAxes(const std::vector<ks::Axis>& axes, const std::map<std:
             // Line edits rather than spin boxes: QSpinBox is int-only and the axes reach 2^62, and the text keeps
             // the user's own form (2^20, 1e6), which is what the CLI accepts too.
             row.line = new QLineEdit(this);
-            row.line->setValidator(new AxisValidator(axis, row.line));
+            // Text (a file path) takes any character; updateRowState still marks what ParamSet rejects.
+            if (axis.kind != ks::AxisKind::Text)
+                row.line->setValidator(new AxisValidator(axis, row.line));
             row.line->setPlaceholderText(QString::fromStdString(axis.defaultValue));
             connect(row.line, &QLineEdit::textChanged, this, &ParamEditor::onEdited);
             editor = row.line;

@@ -16,7 +16,7 @@ class QLineEdit;
 
 namespace ks::gui {
 
-/// A form built from a list of parameter axes: one line edit per numeric axis, one combo box per enum axis.
+/// A form built from a list of parameter axes: one line edit per numeric or text axis, one combo box per enum axis.
 /// Values are text in the forms ParamSet::parse accepts, so the CLI and the GUI agree on what is valid.
 class ParamEditor : public QWidget {
     Q_OBJECT
@@ -56,7 +56,7 @@ private:
     struct Row {
         ks::Axis axis;
         QLabel* label = nullptr;
-        QLineEdit* line = nullptr; ///< numeric axes
+        QLineEdit* line = nullptr; ///< numeric and text axes
         QComboBox* combo = nullptr; ///< enum axes
         QString baseToolTip;
     };

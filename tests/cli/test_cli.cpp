@@ -163,6 +163,13 @@ TEST_F(Cli, BadInputExitsTwoWithOneLine)
         {{"run", "-w", "linreg", "--h5-path", "/x"}, "--h5-path needs --input"},
         {{"run", "-w", "spmv", "--vector", path("x.txt")}, "--vector needs --input"},
         {{"run", "-w", "linreg", "-o", path("o.csv")}, "--output saves one variant's result"},
+        {{"run", "-w", "cnn", "-p", "features=" + path("f.h5")},
+            "writes one run's features, but this run has 4 variants and 1 size"},
+        {{"run", "-w", "cnn", "-v", "cpu_openmp", "-s", "8,16", "-p", "steps=1,features=" + path("f.h5")},
+            "this run has 1 variant and 2 sizes"},
+        {{"run", "-w", "cnn", "-v", "cpu_openmp", "-p", "features=" + path("no/f.h5")},
+            "features=" + path("no/f.h5") + ": cannot write there (No such file or directory)"},
+        {{"run", "-w", "cnn", "-v", "cpu_openmp", "-p", "features=f.csv"}, "does not end in .h5, .hdf5"},
         {{"run", "-w", "linreg", "--min-reps", "5", "--max-reps", "2"}, "run options"},
         {{"frobnicate"}, "error:"},
         {{}, "error:"},
@@ -177,6 +184,20 @@ TEST_F(Cli, BadInputExitsTwoWithOneLine)
         EXPECT_EQ(err.find("error:", at + 1), std::string::npos) << err;
         EXPECT_EQ(err.find('\n', at), err.size() - 1) << "one line: " << err;
     }
+}
+
+TEST_F(Cli, CnnWritesFeaturesWhereAPathWithCommasSaysAndReportsAccuracy)
+{
+    const std::string features = path("a,b.h5");
+    EXPECT_EQ(cli({"run", "-w", "cnn", "-v", "cpu_openmp", "-g", "images=32,held_out=16,height=8,width=8", "-p",
+                  "steps=2,batch=8,features=" + features, "--csv", path("r.csv"), "--no-calibrate", "-q"}),
+        kExitOk)
+        << m_err.str();
+    EXPECT_TRUE(std::filesystem::exists(features));
+    const std::string csv = data::readTextFile(path("r.csv"));
+    EXPECT_NE(csv.find("features=" + features), std::string::npos) << csv;
+    EXPECT_NE(csv.find(";accuracy="), std::string::npos) << csv;
+    EXPECT_NE(csv.find(";accuracy_images=16;features_written=48"), std::string::npos) << csv;
 }
 
 TEST_F(Cli, HelpExitsZero)

@@ -114,6 +114,33 @@ TEST(Params, ReadBackFromAResultRowWithTypesInferred)
     EXPECT_THROW(ParamSet::fromString("n=1;oops"), ParameterError);
 }
 
+TEST(Params, TextAxesTakeAnyTextOrNoneWhenOptional)
+{
+    const std::vector<Axis> text {Axis::text("out", "a file", "", {".h5", ".TXT"}), Axis::text("label", "a name", "x")};
+    const auto defaults = ParamSet::parse(text, {});
+    EXPECT_EQ(defaults.text("out"), ""); // optional: not set
+    EXPECT_EQ(defaults.text("label"), "x");
+    EXPECT_EQ(defaults.toString(), "out=;label=x");
+    const auto given = ParamSet::parse(text, {{"out", "/tmp/a,b=c d.H5"}, {"label", "2.5"}});
+    EXPECT_EQ(given.text("out"), "/tmp/a,b=c d.H5"); // commas and '=' are part of the text
+    EXPECT_TRUE(std::holds_alternative<std::string>(given.value("label")));
+    EXPECT_EQ(ParamSet::parse(text, {{"out", "f.txt"}}).text("out"), "f.txt");
+    auto message = [&](std::map<std::string, std::string> values) {
+        try {
+            ParamSet::parse(text, values);
+        } catch (const ParameterError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(message({{"out", "f.csv"}}), "out=f.csv does not end in .h5 or .txt");
+    EXPECT_EQ(message({{"label", ""}}), "label= is empty; give a value");
+    EXPECT_NE(message({{"label", "a;b"}}).find("holds ';' or a control character"), std::string::npos);
+    EXPECT_NE(message({{"label", "a\nb"}}).find("holds ';' or a control character"), std::string::npos);
+    // A results row reads back with the text as written.
+    EXPECT_EQ(ParamSet::fromString(given.toString()).text("out"), "/tmp/a,b=c d.H5");
+}
+
 TEST(Sizes, ListsPowersAndRanges)
 {
     EXPECT_EQ(parseSizeList("1,31, 1e6"), (std::vector<std::uint64_t> {1, 31, 1000000}));

@@ -167,6 +167,8 @@ TEST_F(ImageSetTest, GzipPairsReadLikePlainOnesAndTheFolderPicksTheSplit)
     std::filesystem::create_directories(sub);
     writeFile("gz/train-images-idx3-ubyte.gz", gzipped(idxImages(4, 2, 2, pixels)));
     writeFile("gz/train-labels-idx1-ubyte.gz", gzipped(idxLabels(labels)));
+    writeFile("gz/t10k-images-idx3-ubyte", idxImages(2, 2, 2, testPixels));
+    writeFile("gz/t10k-labels-idx1-ubyte", idxLabels({7, 8}));
 
     const Dataset plain = loadImageSet(m_dir.string());
     const Dataset gz = loadImageSet(sub);
@@ -195,6 +197,167 @@ TEST_F(ImageSetTest, FashionPathsKeepFashionMnistClassNames)
     ASSERT_EQ(set.classNames.size(), 10u);
     EXPECT_EQ(set.classNames[0], "T-shirt/top");
     EXPECT_EQ(set.classNames[9], "Ankle boot");
+}
+
+// ---- The held-out split beside the train split ---------------------------------------------------------------------
+
+std::map<std::string, std::string> properties(const Dataset& d)
+{
+    return {d.meta().properties.begin(), d.meta().properties.end()};
+}
+
+bool hasNote(const Dataset& d, const std::string& part)
+{
+    return std::any_of(d.meta().notes.begin(), d.meta().notes.end(),
+        [&](const std::string& note) { return note.find(part) != std::string::npos; });
+}
+
+TEST_F(ImageSetTest, AnIdxTrainSplitTakesItsTestPairAsHeldOutOnTheTrainScale)
+{
+    const std::string trainPixels = patternPixels(5, 3, 4);
+    const std::string testPixels = std::string(12, '\x40') + std::string(12, '\xc0');
+    const std::string trainImages = writeFile("train-images-idx3-ubyte", idxImages(5, 3, 4, trainPixels));
+    writeFile("train-labels-idx1-ubyte", idxLabels({0, 1, 2, 3, 4}));
+    writeFile("t10k-images-idx3-ubyte.gz", gzipped(idxImages(2, 3, 4, testPixels)));
+    writeFile("t10k-labels-idx1-ubyte.gz", gzipped(idxLabels({9, 8})));
+
+    // The folder, the images file and the labels file of the train split all find it.
+    for (const std::string& path : {m_dir.string(), trainImages, tempPath("train-labels-idx1-ubyte")}) {
+        const Dataset d = loadImageSet(path);
+        const ImageSet& set = d.as<ImageSet>();
+        ASSERT_NE(set.heldOut, nullptr) << path;
+        const ImageSet& held = *set.heldOut;
+        EXPECT_EQ(held.labels, (std::vector<std::uint8_t> {9, 8}));
+        EXPECT_EQ(held.height, 3u);
+        EXPECT_EQ(held.width, 4u);
+        EXPECT_EQ(held.heldOut, nullptr);
+        // Raw 0x40 and 0xc0 on the training split's mean and std, not on their own (which would give −1 and +1).
+        const auto [mean, sd] = meanStd(trainPixels);
+        EXPECT_EQ(held.channelMean, set.channelMean);
+        EXPECT_EQ(held.channelStd, set.channelStd);
+        EXPECT_NEAR(held.pixels[0], (64 - mean) / sd, 1e-5);
+        EXPECT_NEAR(held.pixels[23], (192 - mean) / sd, 1e-5);
+        EXPECT_EQ(
+            held.sourceFiles, (std::vector<std::string> {"t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"}));
+        EXPECT_EQ(properties(d)["held-out"], "t10k-images-idx3-ubyte.gz, t10k-labels-idx1-ubyte.gz: 2 images");
+        EXPECT_TRUE(hasNote(d, "held-out: t10k-images-idx3-ubyte.gz, t10k-labels-idx1-ubyte.gz, 2 images")) << path;
+        EXPECT_EQ(d.meta().size, 5u); // the held-out images are not training images
+    }
+
+    // The test split has none: it is itself the held-out data.
+    const Dataset test = loadImageSet(m_dir.string(), split("test"));
+    EXPECT_EQ(test.as<ImageSet>().heldOut, nullptr);
+    EXPECT_EQ(properties(test)["held-out"], "none");
+    EXPECT_TRUE(hasNote(test, "the test split itself was read"));
+    EXPECT_EQ(loadImageSet(tempPath("t10k-images-idx3-ubyte.gz")).as<ImageSet>().heldOut, nullptr);
+    EXPECT_TRUE(hasNote(loadImageSet(tempPath("t10k-images-idx3-ubyte.gz")), "not a train-* file"));
+}
+
+TEST_F(ImageSetTest, TestPrefixedPairsCountAndWithoutOneTheNotesSaySo)
+{
+    writeFile("train-images-idx3-ubyte", idxImages(2, 2, 2, patternPixels(2, 2, 2)));
+    writeFile("train-labels-idx1-ubyte", idxLabels({1, 2}));
+    const Dataset alone = loadImageSet(m_dir.string());
+    EXPECT_EQ(alone.as<ImageSet>().heldOut, nullptr);
+    EXPECT_EQ(properties(alone)["held-out"], "none");
+    EXPECT_TRUE(hasNote(alone, "no held-out split beside the file"));
+
+    writeFile("test-images-idx3-ubyte", idxImages(3, 2, 2, patternPixels(3, 2, 2)));
+    writeFile("test-labels-idx1-ubyte", idxLabels({3, 4, 5}));
+    const Dataset withTest = loadImageSet(tempPath("train-images-idx3-ubyte"));
+    ASSERT_NE(withTest.as<ImageSet>().heldOut, nullptr);
+    EXPECT_EQ(withTest.as<ImageSet>().heldOut->labels, (std::vector<std::uint8_t> {3, 4, 5}));
+    // The held-out split is part of the content: another one, another hash.
+    EXPECT_NE(withTest.meta().contentHash, alone.meta().contentHash);
+    writeFile("test-labels-idx1-ubyte", idxLabels({3, 4, 6}));
+    EXPECT_NE(loadImageSet(m_dir.string()).meta().contentHash, withTest.meta().contentHash);
+}
+
+TEST_F(ImageSetTest, ACifarTrainBatchTakesTestBatchAsHeldOut)
+{
+    writeFile("data_batch_1.bin", cifarRecord(6, 10, 20, 30) + cifarRecord(9, 30, 20, 10));
+    writeFile("test_batch.bin", cifarRecord(2, 20, 20, 40));
+    for (const std::string& path : {m_dir.string(), tempPath("data_batch_1.bin")}) {
+        const Dataset d = loadImageSet(path);
+        const ImageSet& set = d.as<ImageSet>();
+        ASSERT_NE(set.heldOut, nullptr) << path;
+        EXPECT_EQ(set.heldOut->labels, (std::vector<std::uint8_t> {2}));
+        EXPECT_EQ(set.heldOut->sourceFiles, (std::vector<std::string> {"test_batch.bin"}));
+        // R: (20 − 20) / 10; G: (20 − 20) / 1; B: (40 − 20) / 10, on the train batch's statistics.
+        EXPECT_FLOAT_EQ(set.heldOut->pixels[0], 0.0f);
+        EXPECT_FLOAT_EQ(set.heldOut->pixels[1024], 0.0f);
+        EXPECT_FLOAT_EQ(set.heldOut->pixels[2048], 2.0f);
+        EXPECT_EQ(properties(d)["held-out"], "test_batch.bin: 1 image");
+    }
+    EXPECT_EQ(loadImageSet(tempPath("test_batch.bin")).as<ImageSet>().heldOut, nullptr);
+    EXPECT_EQ(loadImageSet(m_dir.string(), split("test")).as<ImageSet>().heldOut, nullptr);
+    // A batch recognised by its size alone is not known to be a train split.
+    std::filesystem::create_directories(m_dir / "renamed");
+    writeFile("renamed/batch.dat", cifarRecord(1, 1, 1, 1));
+    writeFile("renamed/test_batch.bin", cifarRecord(1, 1, 1, 1));
+    EXPECT_EQ(loadImageSet(tempPath("renamed/batch.dat")).as<ImageSet>().heldOut, nullptr);
+}
+
+TEST_F(ImageSetTest, AMalformedHeldOutSplitIsAnErrorNamingItsFile)
+{
+    writeFile("train-images-idx3-ubyte", idxImages(5, 3, 4, patternPixels(5, 3, 4)));
+    writeFile("train-labels-idx1-ubyte", idxLabels({0, 1, 2, 3, 4}));
+    const std::string testImages = tempPath("t10k-images-idx3-ubyte");
+    // Truncated pixels.
+    writeFile("t10k-images-idx3-ubyte", idxImages(2, 3, 4, patternPixels(2, 3, 4)).substr(0, 30));
+    writeFile("t10k-labels-idx1-ubyte", idxLabels({1, 2}));
+    EXPECT_TRUE(
+        errorSays(catchDatasetError([&] { loadImageSet(m_dir.string()); }), testImages, "byte 30", "(truncated)"));
+    // A bad label.
+    writeFile("t10k-images-idx3-ubyte", idxImages(2, 3, 4, patternPixels(2, 3, 4)));
+    writeFile("t10k-labels-idx1-ubyte", idxLabels({1, 12}));
+    EXPECT_TRUE(errorSays(catchDatasetError([&] { loadImageSet(tempPath("train-images-idx3-ubyte")); }),
+        tempPath("t10k-labels-idx1-ubyte"), "label 1, byte 9", "label 12 is not below 10"));
+    // Another image shape than the training images'.
+    writeFile("t10k-images-idx3-ubyte", idxImages(2, 4, 3, patternPixels(2, 4, 3)));
+    writeFile("t10k-labels-idx1-ubyte", idxLabels({1, 2}));
+    EXPECT_TRUE(errorSays(catchDatasetError([&] { loadImageSet(m_dir.string()); }), testImages, "image shape",
+        "the held-out images are 1 × 4 × 3 but the training images 1 × 3 × 4"));
+    // Images without their labels.
+    std::filesystem::remove(tempPath("t10k-labels-idx1-ubyte"));
+    EXPECT_TRUE(errorSays(catchDatasetError([&] { loadImageSet(m_dir.string()); }), m_dir.string(), "",
+        "found t10k-images-idx3-ubyte but no t10k-labels-idx1-ubyte[.gz] beside it"));
+    // CIFAR: a truncated test batch.
+    std::filesystem::create_directories(m_dir / "cifar");
+    writeFile("cifar/data_batch_1.bin", cifarRecord(1, 2, 3, 4));
+    writeFile("cifar/test_batch.bin", cifarRecord(1, 2, 3, 4).substr(0, 100));
+    EXPECT_TRUE(errorSays(catchDatasetError([&] { loadImageSet(tempPath("cifar/data_batch_1.bin")); }),
+        tempPath("cifar/test_batch.bin"), "record 0, byte 0", "(truncated)"));
+}
+
+TEST(ImageSetRules, AHeldOutSplitMustMatchTheSetItBelongsTo)
+{
+    ImageGenerator g;
+    g.count = 20;
+    g.heldOut = 10;
+    g.height = 8;
+    g.width = 8;
+    const ImageSet set = generateImages(g);
+    EXPECT_NO_THROW(validateImageSet(set, "src"));
+    auto withHeldOut = [&](const std::function<void(ImageSet&)>& change) {
+        ImageSet copy = set;
+        ImageSet held = *set.heldOut;
+        change(held);
+        copy.heldOut = std::make_shared<const ImageSet>(std::move(held));
+        return catchDatasetError([&] { validateImageSet(copy, "src"); });
+    };
+    EXPECT_TRUE(errorSays(withHeldOut([](ImageSet& h) { h.labels[3] = 10; }), "src (held-out split)", "image 3",
+        "label 10 is not below"));
+    EXPECT_TRUE(errorSays(withHeldOut([](ImageSet& h) { h.classes = 12; }), "src", "held-out split",
+        "in 12 classes do not match the training images' 1 × 8 × 8 in 10"));
+    EXPECT_TRUE(errorSays(withHeldOut([](ImageSet& h) { h.channelMean[0] += 1.0; }), "src", "held-out split",
+        "not on the training images' scale"));
+    ImageSet other = generateImages(g);
+    other.heldOut.reset();
+    ImageSet wide = *set.heldOut;
+    wide.width = 9;
+    EXPECT_TRUE(errorSays(catchDatasetError([&] { attachHeldOut(other, wide, "wide.bin"); }), "wide.bin", "image shape",
+        "1 × 8 × 9 but the training images 1 × 8 × 8"));
 }
 
 // ---- CIFAR-10 ------------------------------------------------------------------------------------------------------
@@ -486,6 +649,50 @@ TEST(ImageGeneratorTest, DeterministicFromTheSeedAndBalanced)
         makeImageDataset(c, "c", "generator").meta().contentHash);
 }
 
+TEST(ImageGeneratorTest, HeldOutImagesComeFromTheSameGeneratorAtOtherIndices)
+{
+    ImageGenerator g;
+    g.count = 300;
+    g.height = 12;
+    g.width = 12;
+    g.seed = 5;
+    const ImageSet none = generateImages(g);
+    EXPECT_EQ(none.heldOut, nullptr);
+    g.heldOut = 103;
+    const ImageSet set = generateImages(g);
+    ASSERT_NE(set.heldOut, nullptr);
+    const ImageSet& held = *set.heldOut;
+    // The training images are the same with or without a held-out split.
+    EXPECT_EQ(set.pixels, none.pixels);
+    EXPECT_EQ(set.labels, none.labels);
+    EXPECT_EQ(set.channelMean, none.channelMean);
+    // Balanced labels of its own, on the training scale, and not copies of training images.
+    ASSERT_EQ(held.size(), 103u);
+    std::vector<int> perClass(10, 0);
+    for (const auto label : held.labels)
+        ++perClass[label];
+    for (int k = 0; k < 10; ++k)
+        EXPECT_EQ(perClass[k], k < 3 ? 11 : 10) << "class " << k;
+    EXPECT_EQ(held.channelMean, set.channelMean);
+    EXPECT_EQ(held.channelStd, set.channelStd);
+    const std::size_t size = set.imageSize();
+    for (std::size_t i = 0; i < 5; ++i)
+        for (std::size_t j = 0; j < set.size(); ++j)
+            EXPECT_FALSE(std::equal(held.pixels.begin() + static_cast<std::ptrdiff_t>(i * size),
+                held.pixels.begin() + static_cast<std::ptrdiff_t>((i + 1) * size),
+                set.pixels.begin() + static_cast<std::ptrdiff_t>(j * size)))
+                << "held-out image " << i << " repeats training image " << j;
+    EXPECT_EQ(held.sourceFiles, (std::vector<std::string> {"generated images 300 … 402"}));
+    // Deterministic, and in the dataset's hash and properties.
+    const ImageSet again = generateImages(g);
+    EXPECT_EQ(again.heldOut->pixels, held.pixels);
+    EXPECT_EQ(again.heldOut->labels, held.labels);
+    const Dataset d = makeImageDataset(set, "g", "generator");
+    EXPECT_NE(d.meta().contentHash, makeImageDataset(none, "g", "generator").meta().contentHash);
+    EXPECT_EQ(properties(d)["held-out"], "generated images 300 … 402: 103 images");
+    EXPECT_EQ(d.meta().size, 300u);
+}
+
 TEST(ImageGeneratorTest, SameImagesForAnyThreadCount)
 {
 #if __has_include(<omp.h>)
@@ -614,6 +821,14 @@ TEST(FashionMnistTest, DebianFilesReadAsSixtyAndTenThousandBalancedImages)
         EXPECT_EQ(set.rawMax, 255);
         EXPECT_EQ(set.classNames.front(), "T-shirt/top");
         EXPECT_EQ(d.meta().properties[1].second, "1 × 28 × 28");
+        if (count == 60'000) {
+            ASSERT_NE(set.heldOut, nullptr);
+            EXPECT_EQ(set.heldOut->size(), 10'000u);
+            EXPECT_EQ(set.heldOut->sourceFiles.front(), "t10k-images-idx3-ubyte.gz");
+            EXPECT_EQ(set.heldOut->channelMean, set.channelMean);
+        } else {
+            EXPECT_EQ(set.heldOut, nullptr);
+        }
     }
 }
 

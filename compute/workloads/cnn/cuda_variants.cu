@@ -4,13 +4,16 @@
 // so no atomics — per-sample FC weight gradients then a reduction kernel over the batch, conv weight gradients one
 // thread per weight, conv input gradients one thread per input element, max-pool backward a direct write. v3's sums run
 // in a fixed order, so its steps are bit-identical from run to run; v2's atomics add in whatever order the threads
-// arrive.
+// arrive. The same forward kernels also score a trained network after a GPU variant's run (scoreImagesOnGpu,
+// gpu_scoring.h): held-out accuracy and the features file.
 #include "compute/device/cuda_check.cuh"
 #include "compute/device/cuda_prepared_run.cuh"
 #include "compute/device/device_info.h"
 #include "compute/device/launch.cuh"
 #include "compute/workloads/cnn/cnn.h"
+#include "compute/workloads/cnn/gpu_scoring.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -330,6 +333,17 @@ unsigned blocks(std::size_t items)
     return device::blocksFor(items, ElementwisePolicy::kThreads, 65'535);
 }
 
+/// conv3×3 + bias + ReLU of `batch` images over shared-memory tiles: the forward convolution of both variants and of
+/// the scoring pass. The grid's z axis holds batch × outC (image, channel) pairs.
+void launchConvRelu(const float* input, int batch, int c, int h, int w, const float* weight, const float* bias,
+    int outC, float* out, cudaStream_t stream)
+{
+    constexpr int kTile = TilePolicy::kTile;
+    const dim3 grid(unsigned((w + kTile - 1) / kTile), unsigned((h + kTile - 1) / kTile), unsigned(batch * outC));
+    convReluTiledKernel<<<grid, dim3(kTile, kTile), 0, stream>>>(input, c, h, w, weight, bias, outC, out);
+    KS_CUDA_CHECK_LAUNCH("cnn convReluTiledKernel");
+}
+
 /// The whole step on the device, in the seed's v2 (atomics) or v3 (atomic-free) decomposition.
 enum class Scheme { Atomics, AtomicFree };
 
@@ -578,13 +592,8 @@ private:
     /// backward pass, so both share this forward convolution.
     void convRelu(const float* input, int c, int h, int w, const std::string& name, int outC, float* out)
     {
-        constexpr int kTile = TilePolicy::kTile;
-        const float* weight = param((name + ".weight").c_str());
-        const float* bias = param((name + ".bias").c_str());
-        const dim3 grid(
-            unsigned((w + kTile - 1) / kTile), unsigned((h + kTile - 1) / kTile), unsigned(m_settings.batch * outC));
-        convReluTiledKernel<<<grid, dim3(kTile, kTile), 0, stream()>>>(input, c, h, w, weight, bias, outC, out);
-        KS_CUDA_CHECK_LAUNCH("cnn convReluTiledKernel");
+        launchConvRelu(input, m_settings.batch, c, h, w, param((name + ".weight").c_str()),
+            param((name + ".bias").c_str()), outC, out, stream());
     }
 
     /// The seed's v2 backward: every kernel scatters with atomicAdd into zeroed gradients.
@@ -705,6 +714,78 @@ private:
     std::vector<std::pair<const char*, device::Event>> m_phases;
 };
 
+/// The variants' forward pass alone, for scoring a trained network: batches of normalised images uploaded from the
+/// host, each image's logits and fc1 features brought back.
+class DeviceScorer {
+public:
+    DeviceScorer(const Layout& layout, std::span<const float> weights, int batch)
+        : m_layout(layout)
+        , m_batch(batch)
+    {
+        const std::size_t b = std::size_t(batch);
+        const Shape in = layout.input(), c1 = layout.conv1Out(), p1 = layout.pool1Out(), p2 = layout.pool2Out();
+        const Shape c2 {Layout::kConv2, p1.h, p1.w};
+        device::requireDeviceMemory(sizeof(float)
+                * (weights.size()
+                    + b
+                        * (in.size() + c1.size() + 2 * p1.size() + c2.size() + 2 * p2.size() + Layout::kHidden
+                            + Layout::kClasses)),
+            "cnn scoring at batch " + std::to_string(b));
+        m_parameters = device::DeviceBuffer<float>(weights.size());
+        m_parameters.uploadAsync(weights, m_stream.get());
+        m_images = device::DeviceBuffer<float>(b * in.size());
+        m_conv1 = device::DeviceBuffer<float>(b * c1.size());
+        m_pool1 = device::DeviceBuffer<float>(b * p1.size());
+        m_arg1 = device::DeviceBuffer<std::uint32_t>(b * p1.size());
+        m_conv2 = device::DeviceBuffer<float>(b * c2.size());
+        m_pool2 = device::DeviceBuffer<float>(b * p2.size());
+        m_arg2 = device::DeviceBuffer<std::uint32_t>(b * p2.size());
+        m_fc1 = device::DeviceBuffer<float>(b * Layout::kHidden);
+        m_logits = device::DeviceBuffer<float>(b * Layout::kClasses);
+    }
+
+    /// `batch` (at most the constructor's) images through the network: their logits and features on the host.
+    void run(std::span<const float> images, int batch, std::span<float> logits, std::span<float> features)
+    {
+        const Shape in = m_layout.input(), p1 = m_layout.pool1Out();
+        const std::size_t b = std::size_t(batch);
+        if (batch > m_batch || images.size() != b * in.size() || logits.size() != b * Layout::kClasses
+            || features.size() != b * Layout::kHidden)
+            throw ComputeError("cnn scoring: buffers of another batch or image shape");
+        const int threads = ElementwisePolicy::kThreads;
+        cudaStream_t s = m_stream.get();
+        KS_CUDA_CHECK(cudaMemcpyAsync(m_images.data(), images.data(), images.size_bytes(), cudaMemcpyHostToDevice, s));
+        launchConvRelu(m_images.data(), batch, in.c, in.h, in.w, param("conv1.weight"), param("conv1.bias"),
+            Layout::kConv1, m_conv1.data(), s);
+        poolKernel<<<blocks(b * p1.size()), threads, 0, s>>>(
+            m_conv1.data(), batch, Layout::kConv1, in.h, in.w, m_pool1.data(), m_arg1.data());
+        KS_CUDA_CHECK_LAUNCH("cnn poolKernel 1 (scoring)");
+        launchConvRelu(m_pool1.data(), batch, Layout::kConv1, p1.h, p1.w, param("conv2.weight"), param("conv2.bias"),
+            Layout::kConv2, m_conv2.data(), s);
+        poolKernel<<<blocks(b * m_layout.pool2Out().size()), threads, 0, s>>>(
+            m_conv2.data(), batch, Layout::kConv2, p1.h, p1.w, m_pool2.data(), m_arg2.data());
+        KS_CUDA_CHECK_LAUNCH("cnn poolKernel 2 (scoring)");
+        fcKernel<<<blocks(b * Layout::kHidden), threads, 0, s>>>(m_pool2.data(), batch, m_layout.flatFeatures(),
+            param("fc1.weight"), param("fc1.bias"), Layout::kHidden, true, m_fc1.data());
+        KS_CUDA_CHECK_LAUNCH("cnn fcKernel 1 (scoring)");
+        fcKernel<<<blocks(b * Layout::kClasses), threads, 0, s>>>(m_fc1.data(), batch, Layout::kHidden,
+            param("fc2.weight"), param("fc2.bias"), Layout::kClasses, false, m_logits.data());
+        KS_CUDA_CHECK_LAUNCH("cnn fcKernel 2 (scoring)");
+        KS_CUDA_CHECK(cudaMemcpyAsync(logits.data(), m_logits.data(), logits.size_bytes(), cudaMemcpyDeviceToHost, s));
+        KS_CUDA_CHECK(cudaMemcpyAsync(features.data(), m_fc1.data(), features.size_bytes(), cudaMemcpyDeviceToHost, s));
+        m_stream.synchronize();
+    }
+
+private:
+    const float* param(const char* name) const { return m_parameters.data() + m_layout.tensor(name).offset; }
+
+    Layout m_layout;
+    int m_batch;
+    device::Stream m_stream;
+    device::DeviceBuffer<float> m_parameters, m_images, m_conv1, m_pool1, m_conv2, m_pool2, m_fc1, m_logits;
+    device::DeviceBuffer<std::uint32_t> m_arg1, m_arg2;
+};
+
 } // namespace
 } // namespace ks::cnn::gpu
 
@@ -718,6 +799,29 @@ std::unique_ptr<PreparedRun> prepareV2Atomics(const data::Dataset& d, const Para
 std::unique_ptr<PreparedRun> prepareV3AtomicFree(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
     return std::make_unique<gpu::DeviceTrainingRun>(d, p, gpu::Scheme::AtomicFree);
+}
+
+void scoreImagesOnGpu(const Layout& layout, std::span<const float> weights, const data::ImageSet& set,
+    std::size_t count, int batch, std::span<std::uint8_t> predicted, std::span<float> features)
+{
+    if (count == 0)
+        return;
+    const int most = int(std::min<std::size_t>(std::size_t(batch), count));
+    gpu::DeviceScorer scorer(layout, weights, most);
+    const std::size_t imageSize = set.imageSize();
+    std::vector<float> logits, batchFeatures;
+    for (std::size_t first = 0; first < count; first += std::size_t(most)) {
+        const int n = int(std::min<std::size_t>(std::size_t(most), count - first));
+        logits.resize(std::size_t(n) * Layout::kClasses);
+        batchFeatures.resize(std::size_t(n) * Layout::kHidden);
+        scorer.run(std::span<const float>(set.pixels.data() + first * imageSize, std::size_t(n) * imageSize), n, logits,
+            batchFeatures);
+        const std::vector<std::uint8_t> classes = predictedClasses(logits, n, Layout::kClasses);
+        std::copy(classes.begin(), classes.end(), predicted.begin() + std::ptrdiff_t(first));
+        if (!features.empty())
+            std::copy(
+                batchFeatures.begin(), batchFeatures.end(), features.begin() + std::ptrdiff_t(first * Layout::kHidden));
+    }
 }
 
 } // namespace ks::cnn

@@ -513,6 +513,29 @@ T replayLossAndGradient(const Layout& l, std::span<const T> p, std::span<const T
 }
 
 template <class T>
+void inferenceForward(const Layout& l, std::span<const T> p, std::span<const T> images, int batch, std::span<T> logits,
+    std::span<T> features)
+{
+    const std::size_t n = u(batch);
+    if (images.size() != n * l.input().size() || logits.size() != n * u(Layout::kClasses)
+        || features.size() != n * u(Layout::kHidden))
+        throw std::invalid_argument("inferenceForward: buffers of another batch or image shape");
+    const Activations<T> a = forward(l, p, images, batch);
+    std::copy(a.logits.begin(), a.logits.end(), logits.begin());
+    std::copy(a.fc1.begin(), a.fc1.end(), features.begin());
+}
+
+std::vector<std::uint8_t> predictedClasses(std::span<const float> logits, int batch, int classes)
+{
+    std::vector<std::uint8_t> predicted(u(batch));
+    for (std::size_t b = 0; b < u(batch); ++b) {
+        const float* z = logits.data() + b * u(classes);
+        predicted[b] = static_cast<std::uint8_t>(std::max_element(z, z + classes) - z);
+    }
+    return predicted;
+}
+
+template <class T>
 void sgdMomentum(
     std::span<T> parameters, std::span<T> velocity, std::span<const T> gradient, double lr, double momentum)
 {
@@ -538,7 +561,9 @@ void sgdMomentum(
         std::span<const std::uint8_t>, int, std::span<T>, Decisions*, LayerTimes*);                                    \
     template T replayLossAndGradient<T>(const Layout&, std::span<const T>, std::span<const T>,                         \
         std::span<const std::uint8_t>, int, std::span<T>, const Decisions&, double, ReplayCheck&);                     \
-    template void sgdMomentum<T>(std::span<T>, std::span<T>, std::span<const T>, double, double);
+    template void sgdMomentum<T>(std::span<T>, std::span<T>, std::span<const T>, double, double);                      \
+    template void inferenceForward<T>(                                                                                 \
+        const Layout&, std::span<const T>, std::span<const T>, int, std::span<T>, std::span<T>);
 
 KS_CNN_INSTANTIATE(float)
 KS_CNN_INSTANTIATE(double)

@@ -151,6 +151,16 @@ T replayLossAndGradient(const Layout& layout, std::span<const T> parameters, std
     std::span<const std::uint8_t> labels, int batch, std::span<T> gradient, const Decisions& decisions,
     double relativeTolerance, ReplayCheck& check);
 
+/// The forward pass alone, for scoring a trained network: each image's logits (batch × 10) and its features, fc1's
+/// ReLU output (batch × 128), from the same layer functions a training step runs (OpenMP, bit-identical whatever the
+/// thread count).
+template <class T>
+void inferenceForward(const Layout& layout, std::span<const T> parameters, std::span<const T> images, int batch,
+    std::span<T> logits, std::span<T> features);
+
+/// Each image's predicted class from its logits (batch × classes): the first largest logit, as argmax does.
+std::vector<std::uint8_t> predictedClasses(std::span<const float> logits, int batch, int classes);
+
 /// SGD with momentum, PyTorch's form: velocity ← momentum·velocity + gradient; parameters ← parameters − lr·velocity.
 template <class T>
 void sgdMomentum(

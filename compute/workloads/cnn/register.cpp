@@ -2,7 +2,9 @@
 // the list and its factory's declaration; the registry-wide test (tests/compute/test_variants.cpp) then checks it.
 #include "compute/core/errors.h"
 #include "compute/core/registry.h"
+#include "compute/device/device_info.h"
 #include "compute/workloads/cnn/cnn.h"
+#include "compute/workloads/cnn/evaluation.h"
 
 #include <algorithm>
 #include <cmath>
@@ -48,7 +50,8 @@ public:
     std::string description() const override
     {
         return "training steps of a small CNN (2 conv + pool, 2 FC, softmax cross-entropy, SGD with momentum) on "
-               "labelled images; the first step's gradients against a double reference (seed 004)";
+               "labelled images; the first step's gradients against a double reference, the trained weights scored on "
+               "held-out images (seed 004)";
     }
     std::string datasetKind() const override { return "images"; }
     std::string filePatterns() const override
@@ -65,6 +68,13 @@ public:
             Axis::real("momentum", "SGD momentum (PyTorch's form)", 0.9, 0.0, 1.0),
             Axis::integer(
                 "seed", "seed of the He-initialised weights every variant starts from", 1, 0, std::int64_t(1) << 62),
+            Axis::integer("eval",
+                "held-out images scored after training (the first ones; facts accuracy and accuracy_images); 0: none",
+                1000, 0, 10'000'000),
+            Axis::text("features",
+                "after training, write the 128-d fc1 features of every training and held-out image with its label: "
+                ".h5/.hdf5 (/train and /test groups) or LIBSVM text .libsvm/.svm/.txt (held-out rows in FILE.t)",
+                "", featureFileSuffixes()),
             Axis::choice("split", "the split of an IDX pair or CIFAR-10 folder to read (read when a file is loaded)",
                 "train", {"train", "test"})
                 .asReaderOption(),
@@ -75,6 +85,8 @@ public:
     {
         return {
             Axis::integer("images", "number of images N", 2048, 1, 10'000'000),
+            Axis::integer("held_out", "held-out images generated beside them (scored after training); 0: none", 1000, 0,
+                10'000'000),
             Axis::integer("channels", "channels C (1: Fashion-MNIST's shape, 3: CIFAR-10's)", 1, 1, 16),
             Axis::integer("height", "height H", 28, 4, 1024),
             Axis::integer("width", "width W", 28, 4, 1024),
@@ -88,9 +100,11 @@ public:
     {
         // Two steps each: the first step's gradients are compared, the second shows the update ran. Odd widths drop
         // pooling edges; batches larger than the dataset wrap around it.
+        // A small held-out split keeps the scoring after each run cheap while every variant's trained weights are
+        // scored.
         return {{5, 40},
-            {{"gray12", {{"channels", "1"}, {"height", "12"}, {"width", "12"}}},
-                {"rgb8x10", {{"channels", "3"}, {"height", "8"}, {"width", "10"}}}},
+            {{"gray12", {{"channels", "1"}, {"height", "12"}, {"width", "12"}, {"held_out", "30"}}},
+                {"rgb8x10", {{"channels", "3"}, {"height", "8"}, {"width", "10"}, {"held_out", "30"}}}},
             {{"b4", {{"batch", "4"}, {"steps", "2"}}}, {"b16", {{"batch", "16"}, {"steps", "2"}}}}, {}};
     }
 
@@ -98,6 +112,7 @@ public:
     {
         data::ImageGenerator generator;
         generator.count = static_cast<std::uint64_t>(g.integer("images"));
+        generator.heldOut = static_cast<std::uint64_t>(g.integer("held_out"));
         generator.channels = static_cast<std::uint32_t>(g.integer("channels"));
         generator.height = static_cast<std::uint32_t>(g.integer("height"));
         generator.width = static_cast<std::uint32_t>(g.integer("width"));
@@ -117,6 +132,7 @@ public:
         const auto& set = dataset.as<data::ImageSet>();
         if (size == 0 || size > set.size())
             return std::nullopt;
+        // The held-out split stays whole: the first images of the training split are scored on the same images.
         data::ImageSet part = set;
         part.pixels.resize(static_cast<std::size_t>(size) * set.imageSize());
         part.labels.resize(static_cast<std::size_t>(size));
@@ -146,6 +162,16 @@ public:
     }
 
     double tolerance(const ParamSet&) const override { return gradientTolerance(Arithmetic::Fp32); }
+
+    /// The trained weights scored on the held-out split and, when asked, the features file (evaluation.h); on the
+    /// GPU with the variants' forward kernels where the variant ran there and CUDA is still usable.
+    Facts resultFacts(
+        const Result& result, const data::Dataset& dataset, const ParamSet& params, Backend backend) const override
+    {
+        const bool gpu = backend != Backend::Cpu && device::cudaUnavailableReason().empty();
+        return evaluateTrained(result, dataset.as<data::ImageSet>(), evaluationSettings(params),
+            gpu ? ScoringDevice::Gpu : ScoringDevice::Cpu);
+    }
 
     Delta compare(const Result& result, const Result& reference, const data::Dataset& dataset,
         const ParamSet& params) const override
