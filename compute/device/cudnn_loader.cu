@@ -48,7 +48,6 @@ const Loaded& load()
             && library.bind(a.convolutionBiasActivationForward, "cudnnConvolutionBiasActivationForward")
             && library.bind(a.convolutionBackwardData, "cudnnConvolutionBackwardData")
             && library.bind(a.convolutionBackwardFilter, "cudnnConvolutionBackwardFilter")
-            && library.bind(a.convolutionBackwardBias, "cudnnConvolutionBackwardBias")
             && library.bind(a.poolingForward, "cudnnPoolingForward");
         if (!ok) {
             l.reason = "the cuDNN found here is unusable: " + library.error();

@@ -66,9 +66,6 @@ struct CudnnApi {
         cudnnTensorDescriptor_t, const void*, cudnnConvolutionDescriptor_t, cudnnConvolutionBwdFilterAlgo_t, void*,
         std::size_t, const void*, cudnnFilterDescriptor_t, void*)
         = nullptr;
-    cudnnStatus_t (*convolutionBackwardBias)(
-        cudnnHandle_t, const void*, cudnnTensorDescriptor_t, const void*, const void*, cudnnTensorDescriptor_t, void*)
-        = nullptr;
     cudnnStatus_t (*poolingForward)(cudnnHandle_t, cudnnPoolingDescriptor_t, const void*, cudnnTensorDescriptor_t,
         const void*, const void*, cudnnTensorDescriptor_t, void*)
         = nullptr;

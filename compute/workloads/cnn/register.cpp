@@ -36,9 +36,9 @@ public:
     CnnWorkload()
     {
         Variant cudnn = gpuVariant("cudnn", "cuDNN + cuBLAS",
-            "cuDNN convolutions in float32 without TF32 (forward fused with bias and ReLU, backward filter, bias and "
-            "data; the fastest deterministic algorithms, timed once) and max-pool forward; cuBLAS SGEMM for the FC "
-            "layers and their gradients; both loaded at run time",
+            "cuDNN convolutions in float32 without TF32 (forward fused with bias and ReLU, backward filter and data; "
+            "the fastest deterministic algorithms, timed once) and max-pool forward; cuBLAS SGEMM for the FC layers "
+            "and their gradients; both loaded at run time",
             Backend::Library, KS_GPU_PREPARE(prepareCudnn));
         cudnn.runtimeCheck = cudnnLibrariesUnavailableReason;
         m_variants = {
