@@ -23,8 +23,9 @@ const Loaded& load()
         }
         const bool ok = library.bind(l.api.create, "cublasCreate_v2") && library.bind(l.api.destroy, "cublasDestroy_v2")
             && library.bind(l.api.setStream, "cublasSetStream_v2")
-            && library.bind(l.api.setMathMode, "cublasSetMathMode") && library.bind(l.api.dgemm, "cublasDgemm_v2")
-            && library.bind(l.api.dsyrk, "cublasDsyrk_v2") && library.bind(l.api.statusString, "cublasGetStatusString");
+            && library.bind(l.api.setMathMode, "cublasSetMathMode") && library.bind(l.api.sgemm, "cublasSgemm_v2")
+            && library.bind(l.api.dgemm, "cublasDgemm_v2") && library.bind(l.api.dsyrk, "cublasDsyrk_v2")
+            && library.bind(l.api.statusString, "cublasGetStatusString");
         if (!ok)
             l.reason = "the cuBLAS found here is unusable: " + library.error();
         return l;

@@ -17,6 +17,9 @@ struct CublasApi {
     cublasStatus_t (*destroy)(cublasHandle_t) = nullptr;
     cublasStatus_t (*setStream)(cublasHandle_t, cudaStream_t) = nullptr;
     cublasStatus_t (*setMathMode)(cublasHandle_t, cublasMath_t) = nullptr;
+    cublasStatus_t (*sgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const float*,
+        const float*, int, const float*, int, const float*, float*, int)
+        = nullptr;
     cublasStatus_t (*dgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const double*,
         const double*, int, const double*, int, const double*, double*, int)
         = nullptr;

@@ -9,5 +9,7 @@ namespace ks::device {
 std::string cublasUnavailableReason();
 /// The same for cuSPARSE.
 std::string cusparseUnavailableReason();
+/// The same for cuDNN 9.
+std::string cudnnUnavailableReason();
 
 } // namespace ks::device

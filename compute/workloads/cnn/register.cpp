@@ -3,6 +3,7 @@
 #include "compute/core/errors.h"
 #include "compute/core/registry.h"
 #include "compute/device/device_info.h"
+#include "compute/device/vendor_libraries.h"
 #include "compute/workloads/cnn/cnn.h"
 #include "compute/workloads/cnn/evaluation.h"
 
@@ -17,13 +18,31 @@ PrepareSignature prepareReference;
 PrepareSignature prepareCpuOpenMp;
 PrepareSignature prepareV2Atomics;
 PrepareSignature prepareV3AtomicFree;
+PrepareSignature prepareCudnn;
 
 namespace {
+
+/// The cudnn variant loads cuDNN and cuBLAS at run time: empty when both load, else why not.
+std::string cudnnLibrariesUnavailableReason()
+{
+#if KS_HAVE_CUDA
+    const std::string reason = device::cudnnUnavailableReason();
+    return reason.empty() ? device::cublasUnavailableReason() : reason;
+#else
+    return "built without CUDA";
+#endif
+}
 
 class CnnWorkload final : public Workload {
 public:
     CnnWorkload()
     {
+        Variant cudnn = gpuVariant("cudnn", "cuDNN + cuBLAS",
+            "cuDNN convolutions in float32 without TF32 (forward fused with bias and ReLU, backward filter and data; "
+            "the fastest deterministic algorithms, timed once) and max-pool forward; cuBLAS SGEMM for the FC layers "
+            "and their gradients; both loaded at run time",
+            Backend::Library, KS_GPU_PREPARE(prepareCudnn));
+        cudnn.runtimeCheck = cudnnLibrariesUnavailableReason;
         m_variants = {
             cpuVariant("reference", "Reference (double loops)",
                 "the network's plain loops in double: conv, ReLU, max-pool, FC, softmax cross-entropy, SGD with "
@@ -42,6 +61,7 @@ public:
                 "gradients a thread per weight, input gradients a thread per input element, max-pool backward a "
                 "direct write",
                 Backend::Cuda, KS_GPU_PREPARE(prepareV3AtomicFree)),
+            cudnn,
         };
     }
 
