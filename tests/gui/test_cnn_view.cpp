@@ -1,14 +1,18 @@
-// The cnn view: one loss curve per variant (its latest run on the dataset), steps on x, live while a run streams,
-// its step times beside it on an axis of their own, and a verdict table (final loss, held-out accuracy, median
-// step, determinism, gradient error).
+// The cnn views. Training: one loss curve per variant (its latest run on the dataset), steps on x, live while a run
+// streams, its step times beside it on an axis of their own, and a verdict table (final loss, held-out accuracy,
+// median step, determinism, gradient error). Step breakdown: one stacked bar per variant from its run's
+// "time <phase>" facts, a segment per phase; runs without those facts say "not measured".
 #include "gui/results_model.h"
+#include "gui/views/cnn_breakdown_view.h"
 #include "gui/views/cnn_runs.h"
 #include "gui/views/cnn_view.h"
 #include "gui/views/workload_view.h"
 
 #include <QLocale>
 #include <QTableWidget>
+#include <QTest>
 #include <gtest/gtest.h>
+#include <memory>
 #include <qcustomplot.h>
 
 using namespace ks;
@@ -38,6 +42,20 @@ Summary cnnRun(
     s.params = ParamSet::fromString("steps=3;batch=64");
     return s;
 }
+
+/// The phases of one step as a cnn run reports them, each `scale` ms times its position (1, 2, ...), with the update
+/// last.
+Facts phaseFacts(const std::vector<std::string>& phases, double scale)
+{
+    Facts facts;
+    for (std::size_t i = 0; i < phases.size(); ++i)
+        facts.emplace_back("time " + phases[i], scale * double(i + 1));
+    return facts;
+}
+
+const std::vector<std::string> kAllPhases = {"conv1 forward", "pool1 forward", "conv2 forward", "pool2 forward",
+    "fc1 forward", "fc2 forward", "loss", "fc2 backward", "fc1 backward", "pool2 backward", "conv2 backward",
+    "pool1 backward", "conv1 backward", "update"};
 
 data::Dataset datasetWithHash(const std::string& hash)
 {
@@ -232,6 +250,130 @@ TEST(CnnRuns, PhasesAreReadFromTimeFacts)
     EXPECT_NEAR(forward.hueF(), backward.hueF(), 0.02);
     EXPECT_GT(backward.lightnessF(), forward.lightnessF() + 0.1);
     EXPECT_NE(cnn::phaseColor(QStringLiteral("conv1"), false), cnn::phaseColor(QStringLiteral("conv2"), false));
+}
+
+TEST(CnnBreakdownView, AStackedBarPerVariantASegmentPerPhase)
+{
+    ResultsModel model;
+    CnnBreakdownView view(&model);
+    view.setDataset(datasetWithHash("h"));
+    Summary full = cnnRun("r1", "cpu_openmp", {2.3, 2.0}, 0.0);
+    full.facts = phaseFacts(kAllPhases, 1.0); // 1 + 2 + … + 14 = 105 ms
+    full.facts.emplace_back("accuracy", 85.0);
+    // A fused variant: pooling inside the convolutions' kernels, so no pool phases of its own.
+    Summary fused = cnnRun("r2", "v3_atomic_free", {2.3, 2.0}, 0.0, 0.5);
+    fused.facts = phaseFacts({"conv1 forward", "conv2 forward", "fc1 forward", "fc2 forward", "loss", "fc2 backward",
+                                 "fc1 backward", "conv2 backward", "conv1 backward", "update"},
+        0.01);
+    Summary old = cnnRun("r3", "reference", {2.3, 2.0}, 0.0, 256.8); // from a file written before the phases
+    model.addSummary(old);
+    model.addSummary(full);
+    model.addSummary(fused);
+    view.resize(1000, 600);
+    view.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+    view.rebuildNow();
+
+    EXPECT_EQ(view.title(), QStringLiteral("Step breakdown"));
+    const auto& segments = view.segments();
+    ASSERT_EQ(segments.size(), kAllPhases.size());
+    // Layer by layer in the network's order, the forward phase under the backward one; each on the one below.
+    EXPECT_EQ(segments.front()->name(), QStringLiteral("conv1 forward"));
+    EXPECT_EQ(segments[1]->name(), QStringLiteral("conv1 backward"));
+    EXPECT_EQ(segments[2]->name(), QStringLiteral("pool1 forward"));
+    EXPECT_EQ(segments[12]->name(), QStringLiteral("loss"));
+    EXPECT_EQ(segments.back()->name(), QStringLiteral("update"));
+    EXPECT_EQ(segments.front()->barBelow(), nullptr);
+    for (std::size_t i = 1; i < segments.size(); ++i)
+        EXPECT_EQ(segments[i]->barBelow(), segments[i - 1]) << segments[i]->name().toStdString();
+    EXPECT_EQ(segments[0]->brush().color(), cnn::phaseColor(QStringLiteral("conv1"), false));
+    EXPECT_EQ(segments[1]->brush().color(), cnn::phaseColor(QStringLiteral("conv1"), true));
+    EXPECT_EQ(view.plot()->legend->itemCount(), static_cast<int>(kAllPhases.size()));
+
+    // Bars in the workload's variant order: reference (1), cpu_openmp (2), v3_atomic_free (3).
+    model.setVariantOrder(
+        {QStringLiteral("reference"), QStringLiteral("cpu_openmp"), QStringLiteral("v3_atomic_free")});
+    view.rebuildNow();
+    const QStringList labels = view.barLabels();
+    ASSERT_EQ(labels.size(), 3);
+    EXPECT_EQ(labels[0], QStringLiteral("reference: not measured"));
+    EXPECT_EQ(labels[1], QStringLiteral("cpu_openmp: 105 ms"));
+    EXPECT_EQ(labels[2], QStringLiteral("v3_atomic_free: 0.55 ms"));
+    bool saysNotMeasured = false;
+    for (int i = 0; i < view.plot()->itemCount(); ++i)
+        if (auto* text = qobject_cast<QCPItemText*>(view.plot()->item(i)))
+            saysNotMeasured |= text->text().startsWith(QStringLiteral("not measured"));
+    EXPECT_TRUE(saysNotMeasured) << "the old run's bar says why it is empty";
+    // 0.55 ms beside 105 ms is a sliver: the caption points to the shares.
+    auto* caption = qobject_cast<QCPTextElement*>(view.plot()->plotLayout()->element(0, 0));
+    ASSERT_NE(caption, nullptr);
+    EXPECT_TRUE(caption->text().contains(QStringLiteral("batch 64"))) << caption->text().toStdString();
+    EXPECT_TRUE(caption->text().contains(QStringLiteral("shares of the step"))) << caption->text().toStdString();
+
+    // conv2 backward of cpu_openmp: the 11th phase measured, 11 ms; the fused run has no pool1 segment.
+    QCPBars* conv2Backward = segments[5];
+    ASSERT_EQ(conv2Backward->name(), QStringLiteral("conv2 backward"));
+    ASSERT_EQ(conv2Backward->data()->size(), 2);
+    EXPECT_EQ(conv2Backward->data()->at(0)->key, 2.0);
+    EXPECT_EQ(conv2Backward->data()->at(0)->value, 11.0);
+    EXPECT_EQ(segments[2]->data()->size(), 1) << "pool1 forward: cpu_openmp only";
+
+    // The tooltip names the variant, the phase and its time. conv2 backward of cpu_openmp starts after conv1's
+    // (1 + 13), pool1's (2 + 12) and conv2 forward (3) and is 11 ms long.
+    QCustomPlot* p = view.plot();
+    const QPointF inside(p->xAxis->coordToPixel(31.0 + 5.5), p->yAxis->coordToPixel(2.0));
+    const QString tip = view.toolTipAt(inside);
+    EXPECT_TRUE(tip.startsWith(QStringLiteral("cpu_openmp · conv2 backward: 11 ms"))) << tip.toStdString();
+    EXPECT_TRUE(tip.contains(QStringLiteral("10.5 %"))) << tip.toStdString();
+    EXPECT_TRUE(view.toolTipAt(QPointF(p->xAxis->coordToPixel(50.0), p->yAxis->coordToPixel(2.5))).isEmpty());
+
+    // As shares, every measured bar reaches 100 %.
+    view.setShowShares(true);
+    view.rebuildNow();
+    double sum = 0.0;
+    for (QCPBars* bars : view.segments())
+        for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it)
+            if (it->key == 3.0)
+                sum += it->value;
+    EXPECT_NEAR(sum, 100.0, 1e-9);
+    EXPECT_EQ(p->xAxis->label(), QStringLiteral("share of the step (%)"));
+}
+
+TEST(CnnBreakdownView, FinishedRunsOnTheDatasetOnly)
+{
+    ResultsModel model;
+    CnnBreakdownView view(&model);
+    view.setDataset(datasetWithHash("h"));
+    Summary elsewhere = cnnRun("r1", "cpu_openmp", {2.3}, 0.0);
+    elsewhere.datasetHash = "other";
+    elsewhere.facts = phaseFacts(kAllPhases, 1.0);
+    Summary skipped = cnnRun("r2", "v2_atomics", {}, 0.0);
+    skipped.outcome = Outcome::Skipped;
+    model.addSummary(elsewhere);
+    model.addSummary(skipped);
+    Sample sample;
+    sample.runId = "live";
+    sample.workload = "cnn";
+    sample.variant = "reference";
+    sample.ms = 200.0;
+    sample.metric = 2.3;
+    model.addSamples({sample});
+    view.rebuildNow();
+    EXPECT_TRUE(view.barLabels().isEmpty());
+    EXPECT_TRUE(view.segments().empty());
+}
+
+TEST(CnnBreakdownView, TheCnnWorkloadHasBothTabs)
+{
+    ResultsModel model;
+    const QList<WorkloadView*> cnnViews = createWorkloadViews("cnn", &model, nullptr);
+    std::vector<std::unique_ptr<WorkloadView>> owned(cnnViews.begin(), cnnViews.end());
+    ASSERT_EQ(cnnViews.size(), 2);
+    EXPECT_EQ(cnnViews[0]->title(), QStringLiteral("Training"));
+    EXPECT_EQ(cnnViews[1]->title(), QStringLiteral("Step breakdown"));
+    const QList<WorkloadView*> linregViews = createWorkloadViews("linreg", &model, nullptr);
+    std::vector<std::unique_ptr<WorkloadView>> ownedLinreg(linregViews.begin(), linregViews.end());
+    EXPECT_EQ(linregViews.size(), 1);
 }
 
 } // namespace
