@@ -43,6 +43,18 @@ bool sameCurve(const std::vector<double>& a, const std::vector<double>& b, doubl
     return true;
 }
 
+/// Ticks on whole steps: QCustomPlot's nice steps include 2.5, which would put ticks between two steps.
+class StepTicker : public QCPAxisTicker {
+protected:
+    double getTickStep(const QCPRange& range) override
+    {
+        const double step = QCPAxisTicker::getTickStep(range);
+        if (step >= 10.0)
+            return step;
+        return step <= 1.0 ? 1.0 : (step <= 2.5 ? 2.0 : 5.0);
+    }
+};
+
 /// How one variant is drawn in both plots and in its table row.
 struct CurveStyle {
     QPen pen;
@@ -129,6 +141,8 @@ CnnView::CnnView(ResultsModel* model, QWidget* parent)
     p->axisRect()->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
     m_timeRect->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
     QCPAxis* timeX = m_timeRect->axis(QCPAxis::atBottom);
+    p->xAxis->setTicker(QSharedPointer<StepTicker>::create());
+    timeX->setTicker(QSharedPointer<StepTicker>::create());
     connect(p->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), timeX,
         qOverload<const QCPRange&>(&QCPAxis::setRange));
     connect(timeX, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), p->xAxis,

@@ -11,6 +11,7 @@
 #include <QLocale>
 #include <QTableWidget>
 #include <QTest>
+#include <cmath>
 #include <gtest/gtest.h>
 #include <memory>
 #include <qcustomplot.h>
@@ -112,6 +113,10 @@ TEST(CnnView, ALossCurvePerVariantFromItsLatestRunBesideItsStepTimes)
     EXPECT_EQ(times[1]->pen(), losses[1]->pen());
     EXPECT_FALSE(view.plot()->legend->hasItemWithPlottable(times[0]));
     EXPECT_EQ(view.stepTimeRect()->axis(QCPAxis::atLeft)->scaleType(), QCPAxis::stLinear);
+    // Steps are whole: no tick between two of them, even on a range of four steps.
+    ASSERT_FALSE(view.plot()->xAxis->tickVector().isEmpty());
+    for (double tick : view.plot()->xAxis->tickVector())
+        EXPECT_EQ(tick, std::round(tick));
     // The x ranges move together: zooming one plot into some steps shows the same steps in the other.
     view.plot()->xAxis->setRange(2.0, 3.0);
     EXPECT_EQ(view.stepTimeRect()->axis(QCPAxis::atBottom)->range(), QCPRange(2.0, 3.0));
