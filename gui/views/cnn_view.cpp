@@ -259,8 +259,8 @@ void CnnView::rebuild()
                 Qt::AlignRight | Qt::AlignVCenter));
         auto* determinism = cell(running ? afterRun : cnn::determinismText(s.deterministic));
         if (!running && s.deterministic && !*s.deterministic)
-            determinism->setToolTip(tr("A replay of the same steps from the same initial weights ended with "
-                                       "different weights: the summation order varies from run to run"));
+            determinism->setToolTip(
+                tr("A replay of the same steps from the same initial weights ended with different weights"));
         m_table->setItem(position, DeterminismColumn, determinism);
         auto* gradient = cell(s.delta.computed
                 ? QString::number(s.delta.value, 'e', 1) + (over ? tr(" (over tolerance)") : QString())
