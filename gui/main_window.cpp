@@ -27,6 +27,7 @@
 #include <QProgressBar>
 #include <QSplitter>
 #include <QTabWidget>
+#include <utility>
 
 /// ks_gui is a static library, so its Qt resources (the icons) are registered by hand; Q_INIT_RESOURCE must be
 /// used outside any namespace.
@@ -97,8 +98,8 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(m_controller, &RunController::status, this, [this](const QString& s) { showStatus(s); });
     connect(m_controller, &RunController::datasetReady, this, [this](const data::Dataset& d) {
-        if (m_workloadView)
-            m_workloadView->setDataset(d);
+        for (WorkloadView* view : std::as_const(m_workloadViews))
+            view->setDataset(d);
     });
     connect(m_controller, &RunController::finished, this, &MainWindow::onFinished);
     connect(m_controller, &RunController::datasetLoaded, this, [this](quint64 ticket, const data::Dataset& d) {
@@ -106,8 +107,8 @@ MainWindow::MainWindow(QWidget* parent)
             return;
         m_loadedDataset = d;
         m_datasetPanel->showDataset(d);
-        if (m_workloadView)
-            m_workloadView->setDataset(d);
+        for (WorkloadView* view : std::as_const(m_workloadViews))
+            view->setDataset(d);
         showStatus(tr("Loaded %1: %2 elements")
                        .arg(QString::fromStdString(d.meta().name))
                        .arg(static_cast<qulonglong>(d.meta().size)));
@@ -179,12 +180,13 @@ void MainWindow::setWorkload(const QString& id)
         order << QString::fromStdString(v.id);
     m_model->setVariantOrder(order);
 
-    if (m_workloadView) {
-        m_tabs->removeTab(m_tabs->indexOf(m_workloadView));
-        m_workloadView->deleteLater();
+    for (WorkloadView* view : std::as_const(m_workloadViews)) {
+        m_tabs->removeTab(m_tabs->indexOf(view));
+        view->deleteLater();
     }
-    m_workloadView = createWorkloadView(id.toStdString(), m_model, nullptr);
-    m_tabs->addTab(m_workloadView, m_workloadView->title());
+    m_workloadViews = createWorkloadViews(id.toStdString(), m_model, nullptr);
+    for (WorkloadView* view : std::as_const(m_workloadViews))
+        m_tabs->addTab(view, view->title());
 }
 
 bool MainWindow::isRunning() const

@@ -5,6 +5,7 @@
 #include "gui/theme.h"
 
 #include <QElapsedTimer>
+#include <QList>
 #include <QMainWindow>
 #include <QPointer>
 #include <map>
@@ -122,7 +123,7 @@ private:
     QTableView* m_table = nullptr;
     QSortFilterProxyModel* m_proxy = nullptr;
     SpeedupChart* m_speedup = nullptr;
-    WorkloadView* m_workloadView = nullptr;
+    QList<WorkloadView*> m_workloadViews; ///< the current workload's own tabs
     QLabel* m_status = nullptr;
     QProgressBar* m_progress = nullptr;
 

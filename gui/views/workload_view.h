@@ -4,6 +4,7 @@
 
 #include "data/dataset.h"
 
+#include <QList>
 #include <string>
 
 namespace ks::gui {
@@ -20,5 +21,8 @@ public:
 
 /// The view for `workloadId`; workloads without their own view get a plot of their result values.
 WorkloadView* createWorkloadView(const std::string& workloadId, ResultsModel* model, QWidget* parent);
+/// Every view of `workloadId`, a tab each: createWorkloadView's first, then any further ones (cnn: the step
+/// breakdown). The caller owns them and gives each the datasets.
+QList<WorkloadView*> createWorkloadViews(const std::string& workloadId, ResultsModel* model, QWidget* parent);
 
 } // namespace ks::gui

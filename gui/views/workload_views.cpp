@@ -1,3 +1,4 @@
+#include "gui/views/cnn_breakdown_view.h"
 #include "gui/views/cnn_view.h"
 #include "gui/views/linreg_view.h"
 #include "gui/views/lrv_view.h"
@@ -21,6 +22,14 @@ WorkloadView* createWorkloadView(const std::string& workloadId, ResultsModel* mo
     if (workloadId == "cnn")
         return new CnnView(model, parent);
     return new ResultValuesView(model, parent);
+}
+
+QList<WorkloadView*> createWorkloadViews(const std::string& workloadId, ResultsModel* model, QWidget* parent)
+{
+    QList<WorkloadView*> views {createWorkloadView(workloadId, model, parent)};
+    if (workloadId == "cnn")
+        views << new CnnBreakdownView(model, parent);
+    return views;
 }
 
 } // namespace ks::gui
