@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <numeric>
 
 namespace ks::cnn::tc {
@@ -43,7 +42,8 @@ struct Policy {
     using ConvFirst = Tile<128, 32, 16, 4>; ///< conv1 forward: N = 32 channels, K = 9·C short
     using ConvSecond = Tile<64, 64, 32, 2>; ///< conv2 forward: N = 64 channels, K = 288
     using ConvInputGrad = Tile<64, 32, 32, 2>; ///< conv2 input gradient: N = 32 channels, K = 576
-    using Small = Tile<32, 32, 32, 2>; ///< weight gradients and the FC products
+    using ConvWeightGrad = Tile<64, 32, 32, 2>; ///< conv2 weight gradient: all 64 channels × one tap of 32 inputs
+    using Small = Tile<32, 32, 32, 2>; ///< conv1's weight gradient and the FC products
     using Narrow = Tile<32, 16, 32, 2>; ///< fc2 forward: N = 10 classes
     using ShortK = Tile<32, 32, 16, 2>; ///< fc2 input gradient: K = 10 classes
 };
@@ -51,13 +51,18 @@ struct Policy {
 // ---- the tensor-core GEMM ---------------------------------------------------------------------------------------
 // C[m][n] = Σ_k A(m, k)·B(n, k): both operands are read as rows × k through an operand type that knows the tensor
 // behind it (a plain matrix, a convolution's patches), and the results go to an epilogue type that knows where they
-// belong. Operand types offer fix(i), the part of an address that one index determines, and at(fixed, j), the element;
-// both are called only inside the matrix and the block's k range, the loader fills zeros elsewhere.
+// belong. An operand offers forTile(rowBase), itself specialised to a block's rows; fix(i), the part of an address that
+// the index a thread keeps for a while determines (its row when kRowsContiguous, else its k of the stage); for
+// rows-contiguous operands stage(fixed, k0), what is common to a stage, and at(fixed, stage, k), else at(fixed, row).
+// They are called only inside the matrix and the block's k range; the loader fills zeros elsewhere. kTapGroup: the
+// operand's k (rows-contiguous) or rows come in runs of this many per 3 × 3 tap, which a stage (or a tile's rows) must
+// not straddle; 0 when nothing is grouped.
 
 /// One operand's stage in shared memory: R rows × BK of k as TF32 bits. An operand contiguous along its rows in memory
 /// is staged k-major ([k][row], stride R + 8), one contiguous along k row-major ([row][k], stride BK + 4). Either way a
 /// warp's stores hit consecutive words and its mma fragment loads (row g, k t for lane 4g + t) 32 distinct banks.
 template <int R, int BK, bool RowsContiguous> struct Stage {
+    static constexpr int kRows = R, kDepth = BK;
     static constexpr int kStride = RowsContiguous ? R + 8 : BK + 4;
     static constexpr int kWords = RowsContiguous ? BK * kStride : R * kStride;
     static constexpr int kPerThread = R * BK / Policy::kThreads;
@@ -107,10 +112,12 @@ __device__ __forceinline__ void mmaTf32(float (&d)[4], const std::uint32_t (&a)[
 template <class S, class Op> class Loader {
 public:
     __device__ Loader(const Op& op, int rowBase, int rows)
-        : m_op(op)
+        : m_op(op.forTile(rowBase))
         , m_rowBase(rowBase)
         , m_rows(rows)
     {
+        static_assert(
+            Op::kTapGroup % (Op::kRowsContiguous ? S::kDepth : S::kRows) == 0, "a stage or tile within a tap");
         if constexpr (Op::kRowsContiguous) {
             const int row = rowBase + S::row(0);
             m_rowOk = row < rows;
@@ -122,10 +129,17 @@ public:
     __device__ void load(int k0, int kEnd)
     {
         if constexpr (Op::kRowsContiguous) {
+            if (!m_rowOk) {
+#pragma unroll
+                for (int j = 0; j < S::kPerThread; ++j)
+                    m_values[j] = 0.0f;
+                return;
+            }
+            const typename Op::Stage stage = m_op.stage(m_fixed, k0);
 #pragma unroll
             for (int j = 0; j < S::kPerThread; ++j) {
                 const int k = k0 + S::k(j);
-                m_values[j] = m_rowOk && k < kEnd ? m_op.at(m_fixed, k) : 0.0f;
+                m_values[j] = k < kEnd ? m_op.at(m_fixed, stage, k) : 0.0f;
             }
         } else {
             const int k = k0 + S::k(0);
@@ -290,21 +304,27 @@ __global__ void __launch_bounds__(Policy::kThreads) gemmKernel(OpA a, OpB b, Epi
 /// A row-major matrix read either way: element (row, k) at data[k·ld + row] (RowsContiguous) or data[row·ld + k].
 template <bool RowsContiguous> struct Matrix {
     static constexpr bool kRowsContiguous = RowsContiguous;
+    static constexpr int kTapGroup = 0;
     const float* data = nullptr;
     int ld = 0;
     struct Fixed {
         const float* line = nullptr;
     };
+    struct Stage { };
+    __device__ Matrix forTile(int) const { return *this; }
     __device__ Fixed fix(int i) const { return {data + i}; }
+    __device__ Stage stage(const Fixed&, int) const { return {}; }
     __device__ float at(const Fixed& f, int j) const { return f.line[std::size_t(j) * ld]; }
+    __device__ float at(const Fixed& f, const Stage&, int k) const { return at(f, k); }
 };
 
 /// The 3 × 3 patches (zero padding 1) of NCHW maps, im2col on the fly: one index a pixel (image, y, x), the other a
-/// tap (channel, ky, kx). A pixel reads (y + ky − 1, x + kx − 1); Flipped reads (y + 1 − ky, x + 1 − kx), the output
-/// gradients that reached an input pixel through each tap, for the input gradient. PixelRows: the pixels are the
-/// GEMM's rows (convolutions over pixels), otherwise its k (the weight gradient, summed over pixels).
-template <bool Flipped, bool PixelRows> struct Patches {
+/// tap (channel, ky, kx) in the weights' order, reading (y + ky − 1, x + kx − 1), decoded element by element (conv1,
+/// whose few channels make stages span taps). PixelRows: the pixels are the GEMM's rows (the forward convolution),
+/// otherwise its k (the weight gradient, summed over pixels).
+template <bool PixelRows> struct Patches {
     static constexpr bool kRowsContiguous = PixelRows;
+    static constexpr int kTapGroup = 0;
     const float* data = nullptr;
     int channels = 0;
     int h = 0;
@@ -314,6 +334,10 @@ template <bool Flipped, bool PixelRows> struct Patches {
         int y = 0;
         int x = 0;
     };
+    struct Stage { };
+    __device__ Patches forTile(int) const { return *this; }
+    __device__ Stage stage(const Fixed&, int) const { return {}; }
+    __device__ float at(const Fixed& f, const Stage&, int k) const { return at(f, k); }
     __device__ Fixed fix(int pixel) const
     {
         const int hw = h * w, b = pixel / hw, p = pixel - b * hw, y = p / w;
@@ -322,43 +346,104 @@ template <bool Flipped, bool PixelRows> struct Patches {
     __device__ float at(const Fixed& f, int tap) const
     {
         const int c = tap / 9, r = tap - 9 * c, dy = r / 3 - 1, dx = r % 3 - 1;
-        const int y = Flipped ? f.y - dy : f.y + dy, x = Flipped ? f.x - dx : f.x + dx;
+        const int y = f.y + dy, x = f.x + dx;
         return y >= 0 && y < h && x >= 0 && x < w ? f.image[(c * h + y) * w + x] : 0.0f;
+    }
+};
+
+/// The patches of C-channel maps with pixels as rows and k tap-major, k = tap·C + channel (a permutation of the sum,
+/// matched by tap-major copies of the weights, tapMajorKernel): with C a multiple of the stage depth a stage is one
+/// tap, so its shift and bounds are worked out once per pixel and stage, and each element is one load. A pixel reads (y
+/// + ky − 1, x + kx − 1); Flipped reads (y + 1 − ky, x + 1 − kx), the output gradients that reached an input pixel
+/// through each tap, for the input gradient.
+template <int C, bool Flipped> struct TapPatches {
+    static constexpr bool kRowsContiguous = true;
+    static constexpr int kTapGroup = C;
+    const float* data = nullptr;
+    int h = 0;
+    int w = 0;
+    struct Fixed {
+        const float* image = nullptr;
+        int y = 0;
+        int x = 0;
+    };
+    struct Stage {
+        const float* at = nullptr; ///< the stage's first channel at the shifted pixel; null in the padding
+        int k0 = 0;
+    };
+    __device__ TapPatches forTile(int) const { return *this; }
+    __device__ Fixed fix(int pixel) const
+    {
+        const int hw = h * w, b = pixel / hw, p = pixel - b * hw, y = p / w;
+        return {data + std::size_t(b) * C * hw, y, p - y * w};
+    }
+    __device__ Stage stage(const Fixed& f, int k0) const
+    {
+        const int tap = k0 / C, dy = tap / 3 - 1, dx = tap % 3 - 1;
+        const int y = Flipped ? f.y - dy : f.y + dy, x = Flipped ? f.x - dx : f.x + dx;
+        if (y < 0 || y >= h || x < 0 || x >= w)
+            return {nullptr, k0};
+        return {f.image + std::size_t(k0 - tap * C) * h * w + y * w + x, k0};
+    }
+    __device__ float at(const Fixed&, const Stage& s, int k) const
+    {
+        return s.at ? s.at[std::size_t(k - s.k0) * h * w] : 0.0f;
+    }
+};
+
+/// The patches of C-channel maps with taps as rows, tap-major (row = tap·C + channel), and the pixel as k: the weight
+/// gradient's B. A tile's rows (C a multiple of their count) are one tap, whose shift forTile works out.
+template <int C> struct TapRows {
+    static constexpr bool kRowsContiguous = false;
+    static constexpr int kTapGroup = C;
+    const float* data = nullptr;
+    int h = 0;
+    int w = 0;
+    int rowBase = 0; ///< the tile's first row, and its tap's shift
+    int dy = 0;
+    int dx = 0;
+    struct Fixed {
+        const float* at = nullptr; ///< the tile's first channel at the shifted pixel; null in the padding
+    };
+    __device__ TapRows forTile(int first) const
+    {
+        TapRows t = *this;
+        const int tap = first / C;
+        t.rowBase = first;
+        t.dy = tap / 3 - 1;
+        t.dx = tap % 3 - 1;
+        return t;
+    }
+    __device__ Fixed fix(int pixel) const
+    {
+        const int hw = h * w, b = pixel / hw, p = pixel - b * hw, y = p / w + dy, x = p % w + dx;
+        if (y < 0 || y >= h || x < 0 || x >= w)
+            return {nullptr};
+        return {data + (std::size_t(b) * C + rowBase % C) * hw + y * w + x};
+    }
+    __device__ float at(const Fixed& f, int row) const
+    {
+        return f.at ? f.at[std::size_t(row - rowBase) * h * w] : 0.0f;
     }
 };
 
 /// NCHW maps with the channel as the row and the pixel (image, y, x) as k: the output gradient of a weight gradient.
 struct ChannelsByPixel {
     static constexpr bool kRowsContiguous = false;
+    static constexpr int kTapGroup = 0;
     const float* data = nullptr;
     int channels = 0;
     int hw = 0;
     struct Fixed {
         const float* pixel = nullptr;
     };
+    __device__ ChannelsByPixel forTile(int) const { return *this; }
     __device__ Fixed fix(int pixel) const
     {
         const int b = pixel / hw;
         return {data + std::size_t(b) * channels * hw + (pixel - b * hw)};
     }
     __device__ float at(const Fixed& f, int channel) const { return f.pixel[std::size_t(channel) * hw]; }
-};
-
-/// 3 × 3 weights [out][in][ky][kx] with the input channel as the row and (output channel, ky, kx) as k: the input
-/// gradient's B, matched tap by tap with Patches<true, …>.
-struct WeightsByInput {
-    static constexpr bool kRowsContiguous = false;
-    const float* data = nullptr;
-    int inputs = 0;
-    struct Fixed {
-        const float* tap = nullptr;
-    };
-    __device__ Fixed fix(int k) const
-    {
-        const int o = k / 9;
-        return {data + std::size_t(o) * inputs * 9 + (k - 9 * o)};
-    }
-    __device__ float at(const Fixed& f, int input) const { return f.tap[input * 9]; }
 };
 
 // ---- epilogues --------------------------------------------------------------------------------------------------
@@ -411,8 +496,9 @@ struct DenseOutput {
 
 /// Split-K partial sums: split s's rows × ld results at data[s·length + row·ld + col], and with RowSums its rows' A
 /// sums right after them (data[s·length + rows·ld + row]) — a weight gradient's slice followed by its bias's, the order
-/// of the parameter layout.
-template <bool RowSums> struct Partials {
+/// of the parameter layout. TapChannels: the columns come tap-major (tap·C + channel) and go to the weights' order
+/// (channel·9 + tap).
+template <bool RowSums, int TapChannels = 0> struct Partials {
     static constexpr bool kRowSums = RowSums;
     float* data = nullptr;
     int length = 0;
@@ -422,7 +508,10 @@ template <bool RowSums> struct Partials {
         float* out;
     };
     __device__ Row row(int split, int r) const { return {data + std::size_t(split) * length + std::size_t(r) * ld}; }
-    __device__ void store(const Row& r, int col, float v) const { r.out[col] = v; }
+    __device__ void store(const Row& r, int col, float v) const
+    {
+        r.out[TapChannels ? col % TapChannels * 9 + col / TapChannels : col] = v;
+    }
     __device__ void rowSum(int split, int r, float v) const
     {
         data[std::size_t(split) * length + std::size_t(rows) * ld + r] = v;
@@ -431,10 +520,10 @@ template <bool RowSums> struct Partials {
 
 // ---- element-wise kernels ---------------------------------------------------------------------------------------
 
-/// Grid-stride loop over `count` items.
+/// Grid-stride loop over `count` items. The run refuses batches of 2^31 values or more, so int indices suffice, and
+/// their divisions cost a fraction of 64-bit ones.
 #define KS_CNN_TC_FOR_EACH(i, count)                                                                                   \
-    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < (count);                              \
-         i += std::size_t(gridDim.x) * blockDim.x)
+    for (int i = int(blockIdx.x * blockDim.x + threadIdx.x); i < (count); i += int(gridDim.x * blockDim.x))
 
 /// out[i] = Σ_s slices[s·length + i] over `count` slices in a fixed order (warp g sums slices g, g + groups, …, then
 /// the groups are added in order), plus bias[i % period] when given, ReLU when asked. Coalesced along i.
@@ -459,27 +548,28 @@ __global__ void __launch_bounds__(32 * Policy::kReduceGroups)
     }
 }
 
-__global__ void gatherKernel(const float* images, const std::uint8_t* labels, std::size_t n, std::size_t imageSize,
-    std::uint64_t first, int batch, float* outImages, int* outLabels)
+/// The step's batch: images first, first + 1, … of the set, wrapping around (`first` already reduced modulo n).
+__global__ void gatherKernel(const float* images, const std::uint8_t* labels, unsigned n, int imageSize, unsigned first,
+    int batch, float* outImages, int* outLabels)
 {
-    KS_CNN_TC_FOR_EACH(i, std::size_t(batch) * imageSize)
+    KS_CNN_TC_FOR_EACH(i, batch * imageSize)
     {
-        const std::size_t b = i / imageSize;
-        const std::size_t which = (first + b) % n;
-        outImages[i] = images[which * imageSize + i % imageSize];
-        if (i % imageSize == 0)
+        const int b = i / imageSize, at = i - b * imageSize;
+        const std::size_t which = (first + unsigned(b)) % n;
+        outImages[i] = images[which * imageSize + at];
+        if (at == 0)
             outLabels[b] = labels[which];
     }
 }
 
 /// 2 × 2 max-pool, stride 2 (odd edges dropped); the first maximum wins ties, as on the CPU.
-__global__ void poolKernel(const float* in, std::size_t planes, int h, int w, float* out, std::uint32_t* argmax)
+__global__ void poolKernel(const float* in, int planes, int h, int w, float* out, std::uint32_t* argmax)
 {
     const int oh = h / 2, ow = w / 2;
     KS_CNN_TC_FOR_EACH(i, planes * oh * ow)
     {
-        const int x = int(i % ow), y = int(i / ow % oh);
-        const float* p = in + i / (std::size_t(ow) * oh) * h * w;
+        const int plane = i / (oh * ow), q = i - plane * oh * ow, y = q / ow, x = q - y * ow;
+        const float* p = in + std::size_t(plane) * h * w;
         float best = -INFINITY;
         std::uint32_t where = 0;
         for (int dy = 0; dy < 2; ++dy)
@@ -495,23 +585,36 @@ __global__ void poolKernel(const float* in, std::size_t planes, int h, int w, fl
     }
 }
 
-/// Max-pool backward, gathered: every input gets its window's gradient when it was the window's choice and that
-/// choice passed the ReLU before the pool (the pooled value, the chosen ReLU output, is positive), zero otherwise —
-/// one write per input, no clearing pass.
-__global__ void poolBackwardKernel(const float* dPooled, const std::uint32_t* argmax, const float* pooled,
-    std::size_t planes, int h, int w, float* dIn)
+/// Max-pool backward, a thread per window writing its 2 × 2 inputs (and, in the last row or column of windows, the odd
+/// edge the pool dropped): the window's gradient goes to its choice when that choice passed the ReLU before the pool
+/// (the pooled value, the chosen ReLU output, is positive), zero everywhere else. Every input is written once, so no
+/// clearing pass.
+__global__ void poolBackwardKernel(
+    const float* dPooled, const std::uint32_t* argmax, const float* pooled, int planes, int h, int w, float* dIn)
 {
     const int oh = h / 2, ow = w / 2;
-    KS_CNN_TC_FOR_EACH(i, planes * h * w)
+    KS_CNN_TC_FOR_EACH(i, planes * oh * ow)
     {
-        const int x = int(i % w), y = int(i / w % h);
-        float g = 0.0f;
-        if (y / 2 < oh && x / 2 < ow) {
-            const std::size_t window = i / (std::size_t(w) * h) * oh * ow + std::size_t(y / 2) * ow + x / 2;
-            if (argmax[window] == std::uint32_t(y * w + x) && pooled[window] > 0.0f)
-                g = dPooled[window];
-        }
-        dIn[i] = g;
+        const int plane = i / (oh * ow), q = i - plane * oh * ow, py = q / ow, px = q - py * ow;
+        const float g = pooled[i] > 0.0f ? dPooled[i] : 0.0f;
+        const int chosen = int(argmax[i]);
+        float* out = dIn + std::size_t(plane) * h * w;
+        const int yEnd = py == oh - 1 ? h : 2 * py + 2, xEnd = px == ow - 1 ? w : 2 * px + 2;
+        for (int y = 2 * py; y < yEnd; ++y)
+            for (int x = 2 * px; x < xEnd; ++x)
+                out[y * w + x] = y * w + x == chosen ? g : 0.0f;
+    }
+}
+
+/// conv2's weights [O][C][tap] copied tap-major for the two GEMMs that read them, so that both read along k:
+/// forward[o][tap·C + c] (the forward convolution's B) and byInput[c][tap·O + o] (the input gradient's B).
+__global__ void tapMajorKernel(const float* weight, int outputs, int inputs, float* forward, float* byInput)
+{
+    KS_CNN_TC_FOR_EACH(i, outputs * inputs * 9)
+    {
+        const int tap = i % 9, c = i / 9 % inputs, o = i / (9 * inputs);
+        forward[(o * 9 + tap) * inputs + c] = weight[i];
+        byInput[(c * 9 + tap) * outputs + o] = weight[i];
     }
 }
 
@@ -519,7 +622,7 @@ __global__ void poolBackwardKernel(const float* dPooled, const std::uint32_t* ar
 __global__ void softmaxKernel(
     const float* logits, const int* labels, int batch, int classes, float* dLogits, float* losses)
 {
-    KS_CNN_TC_FOR_EACH(b, std::size_t(batch))
+    KS_CNN_TC_FOR_EACH(b, batch)
     {
         const float* z = logits + b * classes;
         float largest = z[0];
@@ -536,7 +639,7 @@ __global__ void softmaxKernel(
 }
 
 __global__ void sgdKernel(
-    float* parameters, float* velocity, const float* gradient, std::size_t count, float lr, float momentum)
+    float* parameters, float* velocity, const float* gradient, int count, float lr, float momentum)
 {
     KS_CNN_TC_FOR_EACH(i, count)
     {
@@ -616,11 +719,11 @@ public:
         const Shape in = m_layout.input(), c1 = m_layout.conv1Out(), p1 = m_layout.pool1Out();
         const Shape c2 {Layout::kConv2, p1.h, p1.w}, p2 = m_layout.pool2Out();
         const std::size_t b = std::size_t(m_settings.batch), p = m_layout.parameterCount();
-        // The kernels index one batch's tensors with int: conv1's output (or the input, were it wider) is the largest.
-        const std::size_t largest = b * std::max(c1.size(), in.size());
-        if (largest > std::size_t(std::numeric_limits<int>::max())
-            || std::size_t(Layout::kHidden) * m_layout.flatFeatures() > std::size_t(std::numeric_limits<int>::max()))
-            throw SkipRun("a batch's activations over 2^31 values");
+        // The kernels index a batch's tensors, the parameters and the images with int (grid-stride loops step past the
+        // end, hence half int's range): conv1's output (or the input, were it wider) is the largest activation.
+        constexpr std::size_t kIndexable = std::size_t(1) << 30;
+        if (b * std::max(c1.size(), in.size()) > kIndexable || p > kIndexable || m_set.size() > kIndexable)
+            throw SkipRun("a batch's activations, the parameters or the images over 2^30 values");
         // The weight-gradient reductions write each bias right after its weights, where the layout keeps it.
         for (const char* conv : {"conv1", "conv2"}) {
             const Tensor& weight = m_layout.tensor(std::string(conv) + ".weight");
@@ -630,12 +733,13 @@ public:
 
         const int batch = m_settings.batch, taps1 = 9 * in.c, taps2 = 9 * Layout::kConv1;
         m_conv1Split = splitK<Policy::Small>(Layout::kConv1, taps1, batch * in.h * in.w);
-        m_conv2Split = splitK<Policy::Small>(Layout::kConv2, taps2, batch * p1.h * p1.w);
+        m_conv2Split = splitK<Policy::ConvWeightGrad>(Layout::kConv2, taps2, batch * p1.h * p1.w);
         m_fc1Split = splitK<Policy::Small>(batch, Layout::kHidden, m_layout.flatFeatures());
-        const std::size_t workspace = std::max({std::size_t(m_conv1Split.splits) * (Layout::kConv1 * (taps1 + 1)),
-            std::size_t(m_conv2Split.splits) * (Layout::kConv2 * (taps2 + 1)),
-            std::size_t(m_fc1Split.splits) * b * Layout::kHidden});
-        const std::size_t floats = m_set.pixels.size() + 4 * p + workspace
+        const std::size_t workspace = std::max(std::size_t(m_conv1Split.splits) * (Layout::kConv1 * (taps1 + 1)),
+            std::size_t(m_fc1Split.splits) * b * Layout::kHidden);
+        const std::size_t sideWorkspace = std::size_t(m_conv2Split.splits) * (Layout::kConv2 * (taps2 + 1));
+        const std::size_t floats = m_set.pixels.size() + 4 * p + workspace + sideWorkspace
+            + 2 * std::size_t(taps2) * Layout::kConv2
             + b
                 * (in.size() + 2 * c1.size() + 2 * p1.size() + 2 * c2.size() + 2 * p2.size() + 2 * Layout::kHidden
                     + 3 * Layout::kClasses);
@@ -671,6 +775,9 @@ public:
         m_dLogits = device::DeviceBuffer<float>(b * Layout::kClasses);
         m_losses = device::DeviceBuffer<float>(b);
         m_workspace = device::DeviceBuffer<float>(workspace);
+        m_sideWorkspace = device::DeviceBuffer<float>(sideWorkspace);
+        m_w2Forward = device::DeviceBuffer<float>(m_layout.tensor("conv2.weight").count);
+        m_w2ByInput = device::DeviceBuffer<float>(m_layout.tensor("conv2.weight").count);
         m_hostLosses = device::PinnedBuffer<float>(b);
         reset();
     }
@@ -785,7 +892,7 @@ private:
     void update()
     {
         sgdKernel<<<blocks(m_parameters.size()), Policy::kElementwiseThreads, 0, stream()>>>(m_parameters.data(),
-            m_velocity.data(), m_gradient.data(), m_parameters.size(), float(m_settings.lr),
+            m_velocity.data(), m_gradient.data(), int(m_parameters.size()), float(m_settings.lr),
             float(m_settings.momentum));
         KS_CUDA_CHECK_LAUNCH("cnn tensor-core sgdKernel");
     }
@@ -816,7 +923,7 @@ private:
     void pool(const device::DeviceBuffer<float>& in, int channels, int h, int w, device::DeviceBuffer<float>& out,
         device::DeviceBuffer<std::uint32_t>& argmax)
     {
-        const std::size_t planes = std::size_t(m_settings.batch) * channels;
+        const int planes = m_settings.batch * channels;
         poolKernel<<<blocks(out.size()), Policy::kElementwiseThreads, 0, stream()>>>(
             in.data(), planes, h, w, out.data(), argmax.data());
         KS_CUDA_CHECK_LAUNCH("cnn tensor-core poolKernel");
@@ -825,8 +932,8 @@ private:
     void poolBackward(const device::DeviceBuffer<float>& dPooled, const device::DeviceBuffer<std::uint32_t>& argmax,
         const device::DeviceBuffer<float>& pooled, int channels, int h, int w, device::DeviceBuffer<float>& dIn)
     {
-        const std::size_t planes = std::size_t(m_settings.batch) * channels;
-        poolBackwardKernel<<<blocks(dIn.size()), Policy::kElementwiseThreads, 0, stream()>>>(
+        const int planes = m_settings.batch * channels;
+        poolBackwardKernel<<<blocks(dPooled.size()), Policy::kElementwiseThreads, 0, stream()>>>(
             dPooled.data(), argmax.data(), pooled.data(), planes, h, w, dIn.data());
         KS_CUDA_CHECK_LAUNCH("cnn tensor-core poolBackwardKernel");
     }
@@ -842,23 +949,26 @@ private:
         cudaStream_t s = stream();
         using Pol = Policy;
 
+        const unsigned first = unsigned(step * nb % m_set.size());
         gatherKernel<<<blocks(nb * in.size()), Pol::kElementwiseThreads, 0, s>>>(m_images.data(), m_labels.data(),
-            m_set.size(), m_set.imageSize(), step * nb, b, m_batchImages.data(), m_batchLabels.data());
+            unsigned(m_set.size()), int(in.size()), first, b, m_batchImages.data(), m_batchLabels.data());
         KS_CUDA_CHECK_LAUNCH("cnn tensor-core gatherKernel");
         mark("update");
 
         // Forward: convolutions over output pixels (M = pixels, N = channels, K = taps), bias and ReLU in the epilogue.
-        gemm<Pol::ConvFirst>(Patches<false, true> {m_batchImages.data(), in.c, in.h, in.w},
+        gemm<Pol::ConvFirst>(Patches<true> {m_batchImages.data(), in.c, in.h, in.w},
             Matrix<false> {param("conv1.weight"), taps1},
             MapOutput {m_conv1.data(), param("conv1.bias"), kC1, hw1, true}, b * hw1, kC1, taps1,
             whole<Pol::ConvFirst>(taps1), s);
         mark("conv1 forward");
         pool(m_conv1, kC1, in.h, in.w, m_pool1, m_arg1);
         mark("pool1 forward");
-        gemm<Pol::ConvSecond>(Patches<false, true> {m_pool1.data(), kC1, p1.h, p1.w},
-            Matrix<false> {param("conv2.weight"), taps2},
-            MapOutput {m_conv2.data(), param("conv2.bias"), kC2, hw2, true}, b * hw2, kC2, taps2,
-            whole<Pol::ConvSecond>(taps2), s);
+        tapMajorKernel<<<blocks(m_w2Forward.size()), Pol::kElementwiseThreads, 0, s>>>(
+            param("conv2.weight"), kC2, kC1, m_w2Forward.data(), m_w2ByInput.data());
+        KS_CUDA_CHECK_LAUNCH("cnn tensor-core tapMajorKernel");
+        gemm<Pol::ConvSecond>(TapPatches<kC1, false> {m_pool1.data(), p1.h, p1.w},
+            Matrix<false> {m_w2Forward.data(), taps2}, MapOutput {m_conv2.data(), param("conv2.bias"), kC2, hw2, true},
+            b * hw2, kC2, taps2, whole<Pol::ConvSecond>(taps2), s);
         mark("conv2 forward");
         pool(m_conv2, kC2, p1.h, p1.w, m_pool2, m_arg2);
         mark("pool2 forward");
@@ -897,20 +1007,35 @@ private:
 
         // Conv backward: the weight gradient over the batch's pixels (M = out channels, N = taps, K = pixels) in fixed
         // splits, their bias sums alongside, reduced in order; the input gradient over input pixels, kernel flipped.
-        gemm<Pol::Small>(ChannelsByPixel {m_dConv2.data(), kC2, hw2},
-            Patches<false, false> {m_pool1.data(), kC1, p1.h, p1.w},
-            Partials<true> {m_workspace.data(), kC2 * (taps2 + 1), taps2, kC2}, kC2, taps2, b * hw2, m_conv2Split, s);
-        reduce(m_workspace.data(), m_conv2Split.splits, kC2 * (taps2 + 1), nullptr, 1, false, grad("conv2.weight"), s);
-        gemm<Pol::ConvInputGrad>(Patches<true, true> {m_dConv2.data(), kC2, p1.h, p1.w},
-            WeightsByInput {param("conv2.weight"), kC1}, MapOutput {m_dPool1.data(), nullptr, kC1, hw2, false}, b * hw2,
+        // conv2's weight gradient runs on a second stream beside the input-gradient chain (conv2's input gradient,
+        // pool1 backward, conv1's weight gradient): alone, each leaves SMs idle. While layerTimes() measures, all runs
+        // on the one stream, so that each phase's events time it alone.
+        cudaStream_t side = s;
+        if (!m_measuring) {
+            m_fork.record(s);
+            KS_CUDA_CHECK(cudaStreamWaitEvent(m_side.get(), m_fork.get(), 0));
+            side = m_side.get();
+        }
+        gemm<Pol::ConvWeightGrad>(ChannelsByPixel {m_dConv2.data(), kC2, hw2},
+            TapRows<kC1> {m_pool1.data(), p1.h, p1.w},
+            Partials<true, kC1> {m_sideWorkspace.data(), kC2 * (taps2 + 1), taps2, kC2}, kC2, taps2, b * hw2,
+            m_conv2Split, side);
+        reduce(m_sideWorkspace.data(), m_conv2Split.splits, kC2 * (taps2 + 1), nullptr, 1, false, grad("conv2.weight"),
+            side);
+        gemm<Pol::ConvInputGrad>(TapPatches<kC2, true> {m_dConv2.data(), p1.h, p1.w},
+            Matrix<false> {m_w2ByInput.data(), 9 * kC2}, MapOutput {m_dPool1.data(), nullptr, kC1, hw2, false}, b * hw2,
             kC1, 9 * kC2, whole<Pol::ConvInputGrad>(9 * kC2), s);
         mark("conv2 backward");
         poolBackward(m_dPool1, m_arg1, m_pool1, kC1, in.h, in.w, m_dConv1);
         mark("pool1 backward");
         gemm<Pol::Small>(ChannelsByPixel {m_dConv1.data(), kC1, hw1},
-            Patches<false, false> {m_batchImages.data(), in.c, in.h, in.w},
+            Patches<false> {m_batchImages.data(), in.c, in.h, in.w},
             Partials<true> {m_workspace.data(), kC1 * (taps1 + 1), taps1, kC1}, kC1, taps1, b * hw1, m_conv1Split, s);
         reduce(m_workspace.data(), m_conv1Split.splits, kC1 * (taps1 + 1), nullptr, 1, false, grad("conv1.weight"), s);
+        if (side != s) {
+            m_join.record(side);
+            KS_CUDA_CHECK(cudaStreamWaitEvent(s, m_join.get(), 0));
+        }
         mark("conv1 backward");
     }
 
@@ -924,7 +1049,11 @@ private:
     device::DeviceBuffer<int> m_batchLabels;
     device::DeviceBuffer<float> m_conv1, m_dConv1, m_pool1, m_dPool1, m_conv2, m_dConv2, m_pool2, m_dPool2;
     device::DeviceBuffer<std::uint32_t> m_arg1, m_arg2;
-    device::DeviceBuffer<float> m_fc1, m_dFc1, m_logits, m_dLogits, m_losses, m_workspace;
+    device::DeviceBuffer<float> m_fc1, m_dFc1, m_logits, m_dLogits, m_losses;
+    device::DeviceBuffer<float> m_workspace, m_sideWorkspace; ///< split-K slices of each stream
+    device::DeviceBuffer<float> m_w2Forward, m_w2ByInput; ///< conv2's weights tap-major (tapMajorKernel)
+    device::Stream m_side; ///< conv2's weight gradient, beside the input-gradient chain
+    device::Event m_fork, m_join;
     device::PinnedBuffer<float> m_hostLosses;
     std::uint64_t m_step = 0;
     bool m_lossPending = false;
