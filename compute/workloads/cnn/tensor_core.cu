@@ -692,6 +692,15 @@ void gemm(const OpA& a, const OpB& b, const Epi& epi, int m, int n, int k, Split
     KS_CUDA_CHECK_LAUNCH("cnn tensor-core gemmKernel");
 }
 
+/// Makes `to` wait for the work enqueued so far on `from` (nothing when they are one stream).
+void handOver(device::Event& event, cudaStream_t from, cudaStream_t to)
+{
+    if (from == to)
+        return;
+    event.record(from);
+    KS_CUDA_CHECK(cudaStreamWaitEvent(to, event.get(), 0));
+}
+
 void reduce(const float* slices, int count, int length, const float* bias, int period, bool relu, float* out,
     cudaStream_t stream)
 {
@@ -986,18 +995,26 @@ private:
         KS_CUDA_CHECK_LAUNCH("cnn tensor-core softmaxKernel");
         mark("loss");
 
+        // Backward. The weight gradients (FC and conv2) run on a second stream beside the chain of input gradients
+        // they do not feed (fc2 → fc1 → pool2 → conv2 → pool1 → conv1's weight gradient): alone, each leaves SMs idle.
+        // The side stream waits for each input it reads; the step's end waits for it. While layerTimes() measures,
+        // all runs on the one stream, so that each phase's events time it alone.
+        const cudaStream_t side = m_measuring ? s : m_side.get();
+        handOver(m_lossDone, s, side);
         // FC backward: dW = dOutᵀ·in (K = batch), dIn = dOut·W (K = outputs), the bias a sum over the batch.
         gemm<Pol::Small>(Matrix<true> {m_dLogits.data(), kClasses}, Matrix<true> {m_fc1.data(), kHidden},
-            DenseOutput {grad("fc2.weight"), kHidden, nullptr, nullptr}, kClasses, kHidden, b, whole<Pol::Small>(b), s);
-        reduce(m_dLogits.data(), b, kClasses, nullptr, 1, false, grad("fc2.bias"), s);
+            DenseOutput {grad("fc2.weight"), kHidden, nullptr, nullptr}, kClasses, kHidden, b, whole<Pol::Small>(b),
+            side);
+        reduce(m_dLogits.data(), b, kClasses, nullptr, 1, false, grad("fc2.bias"), side);
         gemm<Pol::ShortK>(Matrix<false> {m_dLogits.data(), kClasses}, Matrix<true> {param("fc2.weight"), kHidden},
             DenseOutput {m_dFc1.data(), kHidden, nullptr, m_fc1.data()}, b, kHidden, kClasses,
             whole<Pol::ShortK>(kClasses), s);
         mark("fc2 backward");
+        handOver(m_dFc1Done, s, side);
         gemm<Pol::Small>(Matrix<true> {m_dFc1.data(), kHidden}, Matrix<true> {m_pool2.data(), features},
             DenseOutput {grad("fc1.weight"), features, nullptr, nullptr}, kHidden, features, b, whole<Pol::Small>(b),
-            s);
-        reduce(m_dFc1.data(), b, kHidden, nullptr, 1, false, grad("fc1.bias"), s);
+            side);
+        reduce(m_dFc1.data(), b, kHidden, nullptr, 1, false, grad("fc1.bias"), side);
         gemm<Pol::Small>(Matrix<false> {m_dFc1.data(), kHidden}, Matrix<true> {param("fc1.weight"), features},
             DenseOutput {m_dPool2.data(), features, nullptr, nullptr}, b, features, kHidden, whole<Pol::Small>(kHidden),
             s);
@@ -1007,15 +1024,7 @@ private:
 
         // Conv backward: the weight gradient over the batch's pixels (M = out channels, N = taps, K = pixels) in fixed
         // splits, their bias sums alongside, reduced in order; the input gradient over input pixels, kernel flipped.
-        // conv2's weight gradient runs on a second stream beside the input-gradient chain (conv2's input gradient,
-        // pool1 backward, conv1's weight gradient): alone, each leaves SMs idle. While layerTimes() measures, all runs
-        // on the one stream, so that each phase's events time it alone.
-        cudaStream_t side = s;
-        if (!m_measuring) {
-            m_fork.record(s);
-            KS_CUDA_CHECK(cudaStreamWaitEvent(m_side.get(), m_fork.get(), 0));
-            side = m_side.get();
-        }
+        handOver(m_dConv2Done, s, side);
         gemm<Pol::ConvWeightGrad>(ChannelsByPixel {m_dConv2.data(), kC2, hw2},
             TapRows<kC1> {m_pool1.data(), p1.h, p1.w},
             Partials<true, kC1> {m_sideWorkspace.data(), kC2 * (taps2 + 1), taps2, kC2}, kC2, taps2, b * hw2,
@@ -1032,10 +1041,7 @@ private:
             Patches<false> {m_batchImages.data(), in.c, in.h, in.w},
             Partials<true> {m_workspace.data(), kC1 * (taps1 + 1), taps1, kC1}, kC1, taps1, b * hw1, m_conv1Split, s);
         reduce(m_workspace.data(), m_conv1Split.splits, kC1 * (taps1 + 1), nullptr, 1, false, grad("conv1.weight"), s);
-        if (side != s) {
-            m_join.record(side);
-            KS_CUDA_CHECK(cudaStreamWaitEvent(s, m_join.get(), 0));
-        }
+        handOver(m_sideDone, side, s);
         mark("conv1 backward");
     }
 
@@ -1052,8 +1058,8 @@ private:
     device::DeviceBuffer<float> m_fc1, m_dFc1, m_logits, m_dLogits, m_losses;
     device::DeviceBuffer<float> m_workspace, m_sideWorkspace; ///< split-K slices of each stream
     device::DeviceBuffer<float> m_w2Forward, m_w2ByInput; ///< conv2's weights tap-major (tapMajorKernel)
-    device::Stream m_side; ///< conv2's weight gradient, beside the input-gradient chain
-    device::Event m_fork, m_join;
+    device::Stream m_side; ///< the weight gradients, beside the input-gradient chain
+    device::Event m_lossDone, m_dFc1Done, m_dConv2Done, m_sideDone; ///< hand-overs between the two streams
     device::PinnedBuffer<float> m_hostLosses;
     std::uint64_t m_step = 0;
     bool m_lossPending = false;
