@@ -43,7 +43,8 @@ public:
                 Backend::Cuda, KS_GPU_PREPARE(prepareV3AtomicFree)),
             gpuVariant("tensor_core_tf32", "Tensor cores, TF32 (mma.sync)",
                 "every product on tensor cores (mma.sync m16n8k8, TF32 inputs, FP32 accumulation): implicit-GEMM "
-                "convolutions and input gradients, weight gradients as GEMMs with a fixed-order split-K reduction",
+                "convolutions and input gradients, weight gradients as GEMMs with a fixed-order split-K reduction "
+                "on a second stream",
                 Backend::Cuda, KS_GPU_PREPARE(prepareTensorCoreTf32)),
         };
     }

@@ -3,8 +3,9 @@
 // implicit GEMMs, their 3 × 3 patches gathered on the fly into shared memory (Chetlur et al. 2014, "cuDNN: efficient
 // primitives for deep learning"): the forward pass over output pixels, the input gradient over input pixels with the
 // kernel flipped, the weight gradient over the batch's pixels cut into fixed chunks whose partial sums a second kernel
-// adds in a fixed order (split-K without atomics, so the step is deterministic). Pooling, masks, softmax and SGD are
-// small element-wise kernels.
+// adds in a fixed order (split-K without atomics, so the step is deterministic). conv2's k runs tap-major (tap·C +
+// channel) so that a stage is one tap. The weight gradients run on a second stream beside the chain of input gradients.
+// Pooling, masks, softmax and SGD are small element-wise kernels.
 #include "compute/device/cuda_check.cuh"
 #include "compute/device/cuda_prepared_run.cuh"
 #include "compute/device/device_info.h"
