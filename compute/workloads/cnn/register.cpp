@@ -18,6 +18,7 @@ PrepareSignature prepareReference;
 PrepareSignature prepareCpuOpenMp;
 PrepareSignature prepareV2Atomics;
 PrepareSignature prepareV3AtomicFree;
+PrepareSignature prepareTensorCoreTf32;
 PrepareSignature prepareCudnn;
 
 namespace {
@@ -61,6 +62,11 @@ public:
                 "gradients a thread per weight, input gradients a thread per input element, max-pool backward a "
                 "direct write",
                 Backend::Cuda, KS_GPU_PREPARE(prepareV3AtomicFree)),
+            gpuVariant("tensor_core_tf32", "Tensor cores, TF32 (mma.sync)",
+                "every product on tensor cores (mma.sync m16n8k8, TF32 inputs, FP32 accumulation): implicit-GEMM "
+                "convolutions and input gradients, weight gradients as GEMMs with a fixed-order split-K reduction "
+                "on a second stream",
+                Backend::Cuda, KS_GPU_PREPARE(prepareTensorCoreTf32)),
             cudnn,
         };
     }
