@@ -15,6 +15,7 @@ PrepareSignature prepareReference;
 PrepareSignature prepareCpuOpenMp;
 PrepareSignature prepareV2Atomics;
 PrepareSignature prepareV3AtomicFree;
+PrepareSignature prepareGraphFused;
 
 namespace {
 
@@ -40,6 +41,11 @@ public:
                 "gradients a thread per weight, input gradients a thread per input element, max-pool backward a "
                 "direct write",
                 Backend::Cuda, KS_GPU_PREPARE(prepareV3AtomicFree)),
+            gpuVariant("graph_fused", "One CUDA graph, fused epilogues",
+                "the whole step one CUDA graph: register-tiled FP32 implicit GEMMs, conv+bias+ReLU+max-pool in one "
+                "kernel, pool and ReLU backward fused into their neighbours, conv weight gradients by a deterministic "
+                "split-K (slices added in a fixed order, no atomics)",
+                Backend::Cuda, KS_GPU_PREPARE(prepareGraphFused)),
         };
     }
 
