@@ -32,27 +32,34 @@ namespace ks::cnn::graph_fused {
 namespace {
 
 /// A block's share of a GEMM: a BM × BN tile of C over K in steps of BK, each thread a TM × TN block of C in registers
-/// (rows and columns in groups of 4, read from shared memory as float4).
-template <int BM, int BN, int BK, int TM, int TN> struct Tile {
-    static constexpr int kBM = BM, kBN = BN, kBK = BK, kTM = TM, kTN = TN;
+/// (rows and columns in groups of 4, read from shared memory as float4); MinBlocks, blocks a multiprocessor should
+/// hold at once (__launch_bounds__: fewer registers per thread for more warps to hide latency).
+template <int BM, int BN, int BK, int TM, int TN, int MinBlocks = 1> struct Tile {
+    static constexpr int kBM = BM, kBN = BN, kBK = BK, kTM = TM, kTN = TN, kMinBlocks = MinBlocks;
     static constexpr int kThreadCols = BN / TN;
     static constexpr int kThreads = (BM / TM) * (BN / TN);
     // Rows padded by 4 floats: stores whose k runs fastest across a warp spread over the banks, float4 reads stay
     // aligned.
     static constexpr int kStrideA = BM + 4;
     static constexpr int kStrideB = BN + 4;
-    static constexpr int kSmemFloats = 2 * BK * (kStrideA + kStrideB);
+    /// The C tile staged for the epilogue: an odd row stride, so that reads down a column spread over the banks.
+    static constexpr int kStrideC = BN + 1;
+    static constexpr int kPipelineFloats = 2 * BK * (kStrideA + kStrideB);
+    static constexpr int kStagedFloats = BM * kStrideC;
+    static constexpr int kSmemFloats = std::max(kPipelineFloats, kStagedFloats);
     static_assert(TM % 4 == 0 && TN % 4 == 0 && BM % TM == 0 && BN % TN == 0, "whole float4 groups per thread");
 };
 
 /// graph_fused's tunables: each GEMM's tile, the conv1 weight gradient's staging, the split-K targets.
 struct Policy {
-    using Conv1Forward = Tile<128, 32, 16, 8, 4>;
-    using Conv2Forward = Tile<64, 64, 16, 8, 8>;
-    using Conv2InputGrad = Tile<64, 32, 16, 4, 4>;
-    using Conv2WeightGrad = Tile<64, 32, 16, 4, 4>;
+    // Measured on an H100 at batch 128 against larger thread tiles (8×8, 8×4): these had the shortest kernels, their
+    // registers leaving room for more warps.
+    using Conv1Forward = Tile<128, 32, 9, 4, 8>;
+    using Conv2Forward = Tile<64, 64, 18, 4, 8>;
+    using Conv2InputGrad = Tile<64, 32, 36, 4, 4>;
+    using Conv2WeightGrad = Tile<64, 64, 16, 4, 8>;
     using Fc1Forward = Tile<32, 32, 16, 4, 4>;
-    using Fc1Backward = Tile<64, 64, 16, 8, 8>;
+    using Fc1Backward = Tile<32, 32, 16, 4, 4>;
     /// Pooling windows staged in shared memory at a time by the conv1 weight gradient.
     static constexpr int kConv1GradStage = 32;
     /// The most input channels the conv1 weight gradient stages (the generator's largest).
@@ -63,7 +70,11 @@ struct Policy {
     /// Split-K: blocks aimed at per multiprocessor.
     static constexpr int kSplitBlocksPerSm = 4;
     static constexpr int kUpdateThreads = 256;
-    static constexpr int kUpdateBlocksPerSm = 2;
+    /// The update's sums (over splits or samples) spread over enough lanes (up to a warp) that each adds at most this
+    /// many terms: the loads of a lane in flight together, not one after another.
+    static constexpr int kTermsPerLane = 8;
+    /// The conv1 weight gradient's blocks aimed at per multiprocessor (a stage of windows each).
+    static constexpr int kConv1GradBlocksPerSm = 16;
 };
 
 /// Where a convolution reads its input: `channels` planes of h × w per image. With `step`, image b of the batch is
@@ -103,8 +114,8 @@ __device__ unsigned neighbours(int y, int x, int h, int w)
 /// A row-major matrix: element (row, k) at p[row·ld + k] (KFast) or p[k·ld + row].
 template <class P, int Rows, bool KFast> struct MatrixLoader {
     static constexpr int kStride = Rows + 4;
-    static constexpr int kCount = Rows * P::kBK / P::kThreads;
-    static_assert(Rows * P::kBK % P::kThreads == 0, "whole elements per thread");
+    static constexpr int kElements = Rows * P::kBK;
+    static constexpr int kCount = (kElements + P::kThreads - 1) / P::kThreads;
 
     const float* p;
     int ld;
@@ -112,53 +123,51 @@ template <class P, int Rows, bool KFast> struct MatrixLoader {
     int rows;
     int kEnd;
 
-    __device__ int rowOf(int i) const
-    {
-        const int e = int(threadIdx.x) + i * P::kThreads;
-        return KFast ? e / P::kBK : e % Rows;
-    }
-    __device__ int kOf(int i) const
-    {
-        const int e = int(threadIdx.x) + i * P::kThreads;
-        return KFast ? e % P::kBK : e / Rows;
-    }
+    __device__ int rowOf(int e) const { return KFast ? e / P::kBK : e % Rows; }
+    __device__ int kOf(int e) const { return KFast ? e % P::kBK : e / Rows; }
     __device__ void load(int k0, float (&r)[kCount]) const
     {
 #pragma unroll
         for (int i = 0; i < kCount; ++i) {
-            const int row = rowBegin + rowOf(i), k = k0 + kOf(i);
-            r[i] = row < rows && k < kEnd ? p[KFast ? std::size_t(row) * ld + k : std::size_t(k) * ld + row] : 0.0f;
+            const int e = int(threadIdx.x) + i * P::kThreads, row = rowBegin + rowOf(e), k = k0 + kOf(e);
+            const bool inside = (kElements % P::kThreads == 0 || e < kElements) && row < rows && k < kEnd;
+            r[i] = inside ? p[KFast ? std::size_t(row) * ld + k : std::size_t(k) * ld + row] : 0.0f;
         }
     }
     __device__ void store(const float (&r)[kCount], float* tile)
     {
 #pragma unroll
-        for (int i = 0; i < kCount; ++i)
-            tile[kOf(i) * kStride + rowOf(i)] = r[i];
+        for (int i = 0; i < kCount; ++i) {
+            const int e = int(threadIdx.x) + i * P::kThreads;
+            if (kElements % P::kThreads == 0 || e < kElements)
+                tile[kOf(e) * kStride + rowOf(e)] = r[i];
+        }
     }
 };
 
-/// im2col of a 3×3, pad-1 convolution: row m an output pixel (window by window when `pooledOrder`: 4 consecutive rows
-/// are one 2×2 window), k = channel·9 + ky·3 + kx, element in[channel, y + ky − 1, x + kx − 1]. `flip` reads
-/// in[channel, y + 1 − ky, x + 1 − kx] instead: the input gradient's im2col of an output gradient. A thread loads the
-/// same row in every tile, so its pixel's place and its in-plane neighbours are worked out once.
-template <class P> struct Im2colLoader {
-    static constexpr int kCount = P::kBM * P::kBK / P::kThreads;
-    static constexpr int kRowStep = P::kThreads / P::kBM;
-    static_assert(P::kThreads % P::kBM == 0, "a fixed row per thread");
+/// im2col of a 3×3, pad-1 convolution by whole channels: row m an output pixel (window by window when `pooledOrder`:
+/// 4 consecutive rows are one 2×2 window), k = channel·9 + ky·3 + kx, element in[channel, y + ky − 1, x + kx − 1]; with
+/// Flip in[channel, y + 1 − ky, x + 1 − kx] instead (the input gradient's im2col of an output gradient). Tiles are
+/// whole channels deep and a thread loads whole channels of one fixed row, so each of its loads is a predicated load
+/// at a tap offset fixed at compile time, from a pixel and neighbourhood worked out once.
+template <class P, bool Flip> struct Im2colLoader {
+    static constexpr int kRowCopies = P::kThreads / P::kBM;
+    static constexpr int kCount = P::kBK / kRowCopies;
+    static_assert(P::kThreads % P::kBM == 0 && P::kBK % kRowCopies == 0 && kCount % 9 == 0,
+        "whole channels of a fixed row per thread");
 
     const float* base = nullptr; ///< channel 0 at this thread's pixel
     int plane = 0;
     int w = 0;
-    int kEnd = 0;
+    int channels = 0;
+    int kFirst = 0; ///< this thread's first k within a tile
     unsigned valid = 0;
-    bool flip = false;
 
-    __device__ Im2colLoader(const ConvSource& s, int m, int rows, bool pooledOrder, bool flipped)
+    __device__ Im2colLoader(const ConvSource& s, int m, int rows, bool pooledOrder)
         : plane(s.h * s.w)
         , w(s.w)
-        , kEnd(s.channels * 9)
-        , flip(flipped)
+        , channels(s.channels)
+        , kFirst(int(threadIdx.x) / P::kBM * kCount)
     {
         base = s.data;
         if (m >= rows)
@@ -179,33 +188,34 @@ template <class P> struct Im2colLoader {
         base = s.data + imageOf(s, b) * s.imageStride + std::size_t(y) * s.w + x;
         valid = neighbours(y, x, s.h, s.w);
     }
+    static constexpr int tapY(int t) { return Flip ? 1 - t / 3 : t / 3 - 1; }
+    static constexpr int tapX(int t) { return Flip ? 1 - t % 3 : t % 3 - 1; }
     __device__ void load(int k0, float (&r)[kCount]) const
     {
+        const int ch0 = (k0 + kFirst) / 9;
 #pragma unroll
-        for (int i = 0; i < kCount; ++i) {
-            const int k = k0 + int(threadIdx.x) / P::kBM + i * kRowStep;
-            float v = 0.0f;
-            if (k < kEnd) {
-                const int ch = k / 9, r9 = k - 9 * ch, ky = r9 / 3, kx = r9 - 3 * ky;
-                const int sy = flip ? 1 - ky : ky - 1, sx = flip ? 1 - kx : kx - 1;
-                if ((valid >> ((sy + 1) * 3 + sx + 1)) & 1u)
-                    v = base[std::ptrdiff_t(ch) * plane + sy * w + sx];
+        for (int c = 0; c < kCount / 9; ++c) {
+            const bool inside = ch0 + c < channels;
+            const float* at = base + std::ptrdiff_t(ch0 + c) * plane;
+#pragma unroll
+            for (int t = 0; t < 9; ++t) {
+                const bool tap = (valid >> ((tapY(t) + 1) * 3 + tapX(t) + 1)) & 1u;
+                r[9 * c + t] = inside && tap ? at[tapY(t) * w + tapX(t)] : 0.0f;
             }
-            r[i] = v;
         }
     }
     __device__ void store(const float (&r)[kCount], float* tile)
     {
 #pragma unroll
         for (int i = 0; i < kCount; ++i)
-            tile[(int(threadIdx.x) / P::kBM + i * kRowStep) * P::kStrideA + int(threadIdx.x) % P::kBM] = r[i];
+            tile[(kFirst + i) * P::kStrideA + int(threadIdx.x) % P::kBM] = r[i];
     }
 };
 
 /// The input gradient's weights: k = o·9 + ky·3 + kx, column n an input channel, element w[o, n, ky, kx].
 template <class P> struct TransposedWeightLoader {
-    static constexpr int kCount = P::kBN * P::kBK / P::kThreads;
-    static_assert(P::kBN * P::kBK % P::kThreads == 0, "whole elements per thread");
+    static constexpr int kElements = P::kBN * P::kBK;
+    static constexpr int kCount = (kElements + P::kThreads - 1) / P::kThreads;
 
     const float* weight;
     int inC;
@@ -218,7 +228,8 @@ template <class P> struct TransposedWeightLoader {
         for (int i = 0; i < kCount; ++i) {
             const int e = int(threadIdx.x) + i * P::kThreads, n = nBegin + e % P::kBN, k = k0 + e / P::kBN;
             const int o = k / 9;
-            r[i] = n < inC && k < kEnd ? weight[(std::size_t(o) * inC + n) * 9 + (k - 9 * o)] : 0.0f;
+            const bool inside = (kElements % P::kThreads == 0 || e < kElements) && n < inC && k < kEnd;
+            r[i] = inside ? weight[(std::size_t(o) * inC + n) * 9 + (k - 9 * o)] : 0.0f;
         }
     }
     __device__ void store(const float (&r)[kCount], float* tile)
@@ -226,7 +237,8 @@ template <class P> struct TransposedWeightLoader {
 #pragma unroll
         for (int i = 0; i < kCount; ++i) {
             const int e = int(threadIdx.x) + i * P::kThreads;
-            tile[(e / P::kBN) * P::kStrideB + e % P::kBN] = r[i];
+            if (kElements % P::kThreads == 0 || e < kElements)
+                tile[(e / P::kBN) * P::kStrideB + e % P::kBN] = r[i];
         }
     }
 };
@@ -236,7 +248,7 @@ template <class P> struct TransposedWeightLoader {
 template <class P> struct OutputGradLoader {
     static constexpr int kCount = P::kBM * P::kBK / P::kThreads;
     static constexpr int kRowStep = P::kThreads / P::kBK;
-    static_assert(P::kThreads % P::kBK == 0, "a fixed k lane per thread");
+    static_assert(P::kThreads % P::kBK == 0 && P::kBM * P::kBK % P::kThreads == 0, "a fixed k lane per thread");
 
     const float* dOut;
     int channels;
@@ -266,23 +278,32 @@ template <class P> struct OutputGradLoader {
     }
 };
 
+/// One column of the weight gradient's B: where tap (ch, ky, kx) lies from a pixel of channel 0, and its bit in
+/// neighbours().
+struct PatchColumn {
+    int offset;
+    int tap;
+};
+
 /// The weight gradient's B: k = b·plane + y·w + x, column n = channel·9 + ky·3 + kx, element
-/// in[b, channel, y + ky − 1, x + kx − 1].
+/// in[b, channel, y + ky − 1, x + kx − 1]; the block's columns come from a table in shared memory.
 template <class P> struct PatchLoader {
     static constexpr int kCount = P::kBN * P::kBK / P::kThreads;
     static constexpr int kColStep = P::kThreads / P::kBK;
-    static_assert(P::kThreads % P::kBK == 0, "a fixed k lane per thread");
+    static_assert(P::kThreads % P::kBK == 0 && P::kBN * P::kBK % P::kThreads == 0, "a fixed k lane per thread");
 
     const float* in;
+    const PatchColumn* columns;
     int channels;
     int h;
     int w;
     int kEnd;
     int nBegin;
+    int nEnd;
 
     __device__ void load(int k0, float (&r)[kCount]) const
     {
-        const int k = k0 + int(threadIdx.x) % P::kBK, plane = h * w, columns = channels * 9;
+        const int k = k0 + int(threadIdx.x) % P::kBK, plane = h * w;
         unsigned valid = 0;
         const float* at = in;
         if (k < kEnd) {
@@ -293,8 +314,13 @@ template <class P> struct PatchLoader {
 #pragma unroll
         for (int i = 0; i < kCount; ++i) {
             const int n = nBegin + int(threadIdx.x) / P::kBK + i * kColStep;
-            const int ch = n / 9, r9 = n - 9 * ch, ky = r9 / 3, kx = r9 - 3 * ky;
-            r[i] = n < columns && ((valid >> r9) & 1u) ? at[std::ptrdiff_t(ch) * plane + (ky - 1) * w + kx - 1] : 0.0f;
+            float v = 0.0f;
+            if (n < nEnd) {
+                const PatchColumn c = columns[n - nBegin];
+                if ((valid >> c.tap) & 1u)
+                    v = at[c.offset];
+            }
+            r[i] = v;
         }
     }
     __device__ void store(const float (&r)[kCount], float* tile)
@@ -387,51 +413,80 @@ __device__ void accumulate(LoadA& a, LoadB& b, int kBegin, int kEnd, float* smem
     }
 }
 
+/// The block's C tile into shared memory ([BM][kStrideC]), so that the epilogue can walk it in the order its outputs
+/// lie in memory (coalesced) rather than in the order the threads hold it. Call after accumulate(); ends with a
+/// barrier.
+template <class P> __device__ void stageTile(const float (&acc)[P::kTM][P::kTN], float* smem)
+{
+#pragma unroll
+    for (int i = 0; i < P::kTM; ++i)
+#pragma unroll
+        for (int j = 0; j < P::kTN; ++j)
+            smem[tileRow<P>(i) * P::kStrideC + tileCol<P>(j)] = acc[i][j];
+    __syncthreads();
+}
+
+/// Σ term(i) for i = first, first + stride, … below end, added in that order, the loads issued 8 at a time so that
+/// their latencies overlap.
+template <class F> __device__ float orderedSum(int first, int end, int stride, F term)
+{
+    float sum = 0.0f;
+    int i = first;
+    for (; i + 7 * stride < end; i += 8 * stride) {
+        float v[8];
+#pragma unroll
+        for (int u = 0; u < 8; ++u)
+            v[u] = term(i + u * stride);
+#pragma unroll
+        for (int u = 0; u < 8; ++u)
+            sum += v[u];
+    }
+    for (; i < end; i += stride)
+        sum += term(i);
+    return sum;
+}
+
 // ---- forward ---------------------------------------------------------------------------------------------------
 
 /// conv 3×3 + bias + ReLU + 2×2 max-pool: the pooled value and its window's choice (0–3, row-major, the first maximum
 /// on ties); with `full` (fetch only) every window pixel's ReLU output too.
 template <class P>
-__global__ void __launch_bounds__(P::kThreads) convReluPoolKernel(
+__global__ void __launch_bounds__(P::kThreads, P::kMinBlocks) convReluPoolKernel(
     ConvSource in, const float* weight, const float* bias, int outC, float* pooled, std::uint8_t* choice, float* full)
 {
     __shared__ alignas(16) float smem[P::kSmemFloats];
     const int oh = in.h / 2, ow = in.w / 2, rows = in.batch * oh * ow * 4, k = in.channels * 9;
     const int m0 = int(blockIdx.x) * P::kBM, n0 = int(blockIdx.y) * P::kBN;
-    Im2colLoader<P> a(in, m0 + int(threadIdx.x) % P::kBM, rows, true, false);
+    Im2colLoader<P, false> a(in, m0 + int(threadIdx.x) % P::kBM, rows, true);
     MatrixLoader<P, P::kBN, true> b {weight, k, n0, outC, k};
     float acc[P::kTM][P::kTN];
     accumulate<P>(a, b, 0, k, smem, acc);
+    stageTile<P>(acc, smem);
 
-#pragma unroll
-    for (int g = 0; g < P::kTM / 4; ++g) {
-        const int m = m0 + tileRow<P>(4 * g);
-        if (m >= rows)
+    // A thread per (window, channel), consecutive windows on consecutive threads.
+    constexpr int kWindows = P::kBM / 4;
+    for (int t = int(threadIdx.x); t < kWindows * P::kBN; t += P::kThreads) {
+        const int local = t % kWindows, col = t / kWindows, m = m0 + 4 * local, n = n0 + col;
+        if (m >= rows || n >= outC)
             continue;
         const int window = m >> 2, bi = window / (oh * ow), r = window - bi * oh * ow, py = r / ow, px = r - py * ow;
+        const float bn = bias[n];
+        float best = 0.0f;
+        int where = 0;
 #pragma unroll
-        for (int j = 0; j < P::kTN; ++j) {
-            const int n = n0 + tileCol<P>(j);
-            if (n >= outC)
-                continue;
-            const float bn = bias[n];
-            float best = 0.0f;
-            int where = 0;
-#pragma unroll
-            for (int d = 0; d < 4; ++d) {
-                const float s = acc[4 * g + d][j] + bn;
-                const float v = s > 0.0f ? s : 0.0f;
-                if (d == 0 || v > best) {
-                    best = v;
-                    where = d;
-                }
-                if (full)
-                    full[((std::size_t(bi) * outC + n) * in.h + 2 * py + (d >> 1)) * in.w + 2 * px + (d & 1)] = v;
+        for (int d = 0; d < 4; ++d) {
+            const float s = smem[(4 * local + d) * P::kStrideC + col] + bn;
+            const float v = s > 0.0f ? s : 0.0f;
+            if (d == 0 || v > best) {
+                best = v;
+                where = d;
             }
-            const std::size_t at = ((std::size_t(bi) * outC + n) * oh + py) * ow + px;
-            pooled[at] = best;
-            choice[at] = std::uint8_t(where);
+            if (full)
+                full[((std::size_t(bi) * outC + n) * in.h + 2 * py + (d >> 1)) * in.w + 2 * px + (d & 1)] = v;
         }
+        const std::size_t at = ((std::size_t(bi) * outC + n) * oh + py) * ow + px;
+        pooled[at] = best;
+        choice[at] = std::uint8_t(where);
     }
 }
 
@@ -460,7 +515,7 @@ __global__ void convReluKernel(ConvSource in, const float* weight, const float* 
 
 /// FC1 forward, split s of K: partials[s][b][j] = Σ_{f in the split} in[b, f]·w[j, f].
 template <class P>
-__global__ void __launch_bounds__(P::kThreads) fcForwardSplitKernel(
+__global__ void __launch_bounds__(P::kThreads, P::kMinBlocks) fcForwardSplitKernel(
     const float* in, const float* weight, int batch, int inputs, int outputs, int chunk, float* partials)
 {
     __shared__ alignas(16) float smem[P::kSmemFloats];
@@ -503,9 +558,8 @@ __device__ void headSample(const float* partials, int splits, int batch, const f
     __shared__ float warpParts[kWarps][kC];
     __shared__ float gradient[kC];
     const int b = int(blockIdx.x), j = int(threadIdx.x), lane = j % 32, warp = j / 32;
-    float sum = fc1Bias[j];
-    for (int s = 0; s < splits; ++s)
-        sum += partials[(std::size_t(s) * batch + b) * kH + j];
+    const float sum
+        = fc1Bias[j] + orderedSum(0, splits, 1, [&](int s) { return partials[(std::size_t(s) * batch + b) * kH + j]; });
     const float h = sum > 0.0f ? sum : 0.0f;
     hidden[std::size_t(b) * kH + j] = h;
 #pragma unroll
@@ -565,7 +619,7 @@ struct PoolShape {
 /// the gradient), the others dIn[b, f] = Σ_j dHidden[b, j]·w[j, f], masked by the pooled ReLU and written unpooled
 /// into conv2's output gradient (the chosen pixel of each window; the other three 0).
 template <class P>
-__global__ void __launch_bounds__(P::kThreads)
+__global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
     fcBackwardKernel(const float* dHidden, const float* in, const float* weight, const std::uint8_t* choice, int batch,
         int inputs, int hiddenUnits, PoolShape pool, float* dWeight, float* dConv)
 {
@@ -578,15 +632,11 @@ __global__ void __launch_bounds__(P::kThreads)
         MatrixLoader<P, P::kBM, false> a {dHidden, hiddenUnits, m0, hiddenUnits, batch};
         MatrixLoader<P, P::kBN, false> b {in, inputs, n0, inputs, batch};
         accumulate<P>(a, b, 0, batch, smem, acc);
-#pragma unroll
-        for (int i = 0; i < P::kTM; ++i) {
-            const int row = m0 + tileRow<P>(i);
-#pragma unroll
-            for (int j = 0; j < P::kTN; ++j) {
-                const int col = n0 + tileCol<P>(j);
-                if (row < hiddenUnits && col < inputs)
-                    dWeight[std::size_t(row) * inputs + col] = acc[i][j];
-            }
+        stageTile<P>(acc, smem);
+        for (int t = int(threadIdx.x); t < P::kBM * P::kBN; t += P::kThreads) {
+            const int row = m0 + t / P::kBN, col = n0 + t % P::kBN;
+            if (row < hiddenUnits && col < inputs)
+                dWeight[std::size_t(row) * inputs + col] = smem[(t / P::kBN) * P::kStrideC + t % P::kBN];
         }
         return;
     }
@@ -595,24 +645,21 @@ __global__ void __launch_bounds__(P::kThreads)
     MatrixLoader<P, P::kBM, true> a {dHidden, hiddenUnits, m0, batch, hiddenUnits};
     MatrixLoader<P, P::kBN, false> b {weight, inputs, n0, inputs, hiddenUnits};
     accumulate<P>(a, b, 0, hiddenUnits, smem, acc);
+    stageTile<P>(acc, smem);
     const int oh = pool.h / 2, ow = pool.w / 2, q = oh * ow;
-#pragma unroll
-    for (int i = 0; i < P::kTM; ++i) {
-        const int row = m0 + tileRow<P>(i);
-#pragma unroll
-        for (int j = 0; j < P::kTN; ++j) {
-            const int col = n0 + tileCol<P>(j);
-            if (row >= batch || col >= inputs)
-                continue;
-            const std::size_t at = std::size_t(row) * inputs + col;
-            const float v = in[at] > 0.0f ? acc[i][j] : 0.0f;
-            const int where = choice[at], o = col / q, r = col - o * q, py = r / ow, px = r - py * ow;
-            float* window = dConv + ((std::size_t(row) * pool.channels + o) * pool.h + 2 * py) * pool.w + 2 * px;
-            window[0] = where == 0 ? v : 0.0f;
-            window[1] = where == 1 ? v : 0.0f;
-            window[pool.w] = where == 2 ? v : 0.0f;
-            window[pool.w + 1] = where == 3 ? v : 0.0f;
-        }
+    // Consecutive features on consecutive threads: the windows they unpool into lie side by side.
+    for (int t = int(threadIdx.x); t < P::kBM * P::kBN; t += P::kThreads) {
+        const int row = m0 + t / P::kBN, col = n0 + t % P::kBN;
+        if (row >= batch || col >= inputs)
+            continue;
+        const std::size_t at = std::size_t(row) * inputs + col;
+        const float v = in[at] > 0.0f ? smem[(t / P::kBN) * P::kStrideC + t % P::kBN] : 0.0f;
+        const int where = choice[at], o = col / q, r = col - o * q, py = r / ow, px = r - py * ow;
+        float* window = dConv + ((std::size_t(row) * pool.channels + o) * pool.h + 2 * py) * pool.w + 2 * px;
+        window[0] = where == 0 ? v : 0.0f;
+        window[1] = where == 1 ? v : 0.0f;
+        window[pool.w] = where == 2 ? v : 0.0f;
+        window[pool.w + 1] = where == 3 ? v : 0.0f;
     }
 }
 
@@ -620,46 +667,47 @@ __global__ void __launch_bounds__(P::kThreads)
 /// before pool1 (the pooled value is the ReLU output at the window's chosen pixel): the pooled layer's gradient,
 /// ready for the conv1 weight gradient to read at each window's choice.
 template <class P>
-__global__ void __launch_bounds__(P::kThreads)
+__global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
     convInputGradKernel(ConvSource dOut, const float* weight, int inC, const float* pooled, float* dIn)
 {
     __shared__ alignas(16) float smem[P::kSmemFloats];
     const int plane = dOut.h * dOut.w, rows = dOut.batch * plane, k = dOut.channels * 9;
     const int m0 = int(blockIdx.x) * P::kBM, n0 = int(blockIdx.y) * P::kBN;
-    Im2colLoader<P> a(dOut, m0 + int(threadIdx.x) % P::kBM, rows, false, true);
+    Im2colLoader<P, true> a(dOut, m0 + int(threadIdx.x) % P::kBM, rows, false);
     TransposedWeightLoader<P> b {weight, inC, n0, k};
     float acc[P::kTM][P::kTN];
     accumulate<P>(a, b, 0, k, smem, acc);
-#pragma unroll
-    for (int i = 0; i < P::kTM; ++i) {
-        const int m = m0 + tileRow<P>(i);
-        if (m >= rows)
+    stageTile<P>(acc, smem);
+    // Consecutive pixels on consecutive threads.
+    for (int t = int(threadIdx.x); t < P::kBM * P::kBN; t += P::kThreads) {
+        const int local = t % P::kBM, col = t / P::kBM, m = m0 + local, n = n0 + col;
+        if (m >= rows || n >= inC)
             continue;
-        const int bi = m / plane, p = m - bi * plane;
-#pragma unroll
-        for (int j = 0; j < P::kTN; ++j) {
-            const int n = n0 + tileCol<P>(j);
-            if (n >= inC)
-                continue;
-            const std::size_t at = (std::size_t(bi) * inC + n) * plane + p;
-            dIn[at] = pooled[at] > 0.0f ? acc[i][j] : 0.0f;
-        }
+        const int bi = m / plane;
+        const std::size_t at = (std::size_t(bi) * inC + n) * plane + (m - bi * plane);
+        dIn[at] = pooled[at] > 0.0f ? smem[local * P::kStrideC + col] : 0.0f;
     }
 }
 
 /// conv2's weight gradient, split z of K = batch·plane: partials[z] holds dW[o, ch·9 + ky·3 + kx] over the split, then
 /// (from the blocks of the first column tile) the bias gradient's share, the row sums of the output gradient.
 template <class P>
-__global__ void __launch_bounds__(P::kThreads) convWeightGradSplitKernel(
+__global__ void __launch_bounds__(P::kThreads, P::kMinBlocks) convWeightGradSplitKernel(
     const float* dOut, const float* in, int batch, int inC, int outC, int h, int w, int chunk, float* partials)
 {
     __shared__ alignas(16) float smem[P::kSmemFloats];
+    __shared__ PatchColumn table[P::kBN];
     static_assert(P::kBM * (P::kBK + 1) <= P::kSmemFloats, "room for the bias rows");
     const int plane = h * w, total = batch * plane, columns = inC * 9;
     const int m0 = int(blockIdx.x) * P::kBM, n0 = int(blockIdx.y) * P::kBN;
     const int kBegin = int(blockIdx.z) * chunk, kEnd = min(total, kBegin + chunk);
+    for (int c = int(threadIdx.x); c < P::kBN; c += P::kThreads) {
+        const int n = n0 + c, ch = n / 9, ky = n % 9 / 3, kx = n % 3;
+        table[c] = {ch * plane + (ky - 1) * w + kx - 1, ky * 3 + kx};
+    }
+    __syncthreads();
     OutputGradLoader<P> a {dOut, outC, m0, plane, kEnd};
-    PatchLoader<P> b {in, inC, h, w, kEnd, n0};
+    PatchLoader<P> b {in, table, inC, h, w, kEnd, n0, columns};
     float acc[P::kTM][P::kTN];
     accumulate<P>(a, b, kBegin, kEnd, smem, acc);
     float* slice = partials + std::size_t(blockIdx.z) * (std::size_t(outC) * columns + outC);
@@ -702,21 +750,31 @@ __global__ void conv1WeightGradKernel(
     __shared__ float gradient[kOut][kStage + 1];
     __shared__ std::uint8_t chosen[kOut][kStage + 4];
     __shared__ float patch[kStage * Policy::kMaxChannels * 16];
+    __shared__ std::size_t windowImage[kStage]; ///< where the window's image starts in the dataset
+    __shared__ int windowGrad[kStage]; ///< the window's output gradient in channel 0
+    __shared__ int windowY[kStage]; ///< the top left corner of its 4×4 input patch
+    __shared__ int windowX[kStage];
     const int oh = in.h / 2, ow = in.w / 2, q = oh * ow, windows = in.batch * q, c = in.channels;
     const int weights = outC * c * 9, total = weights + outC, threads = int(blockDim.x), t0 = int(threadIdx.x);
     const int begin = int(blockIdx.x) * chunk, end = min(windows, begin + chunk);
     float acc[Policy::kConv1GradOutputs] = {};
     for (int w0 = begin; w0 < end; w0 += kStage) {
         const int count = min(kStage, end - w0);
+        for (int s = t0; s < count; s += threads) {
+            const int window = w0 + s, b = window / q, r = window - b * q, py = r / ow;
+            windowImage[s] = imageOf(in, b) * in.imageStride;
+            windowGrad[s] = b * outC * q + r;
+            windowY[s] = 2 * py - 1;
+            windowX[s] = 2 * (r - py * ow) - 1;
+        }
+        __syncthreads();
         for (int t = t0; t < kStage * kOut; t += threads) {
-            const int s = t % kStage, o = t / kStage, window = w0 + s;
+            const int s = t % kStage, o = t / kStage;
             float g = 0.0f;
             std::uint8_t d = 0;
             if (s < count) {
-                const int b = window / q;
-                const std::size_t at = (std::size_t(b) * outC + o) * q + (window - b * q);
-                g = dPooled[at];
-                d = choice[at];
+                g = dPooled[windowGrad[s] + o * q];
+                d = choice[windowGrad[s] + o * q];
             }
             gradient[o][s] = g;
             chosen[o][s] = d;
@@ -725,10 +783,9 @@ __global__ void conv1WeightGradKernel(
             const int s = t / (c * 16), rest = t - s * c * 16, ch = rest / 16, cell = rest % 16;
             float v = 0.0f;
             if (s < count) {
-                const int window = w0 + s, b = window / q, r = window - b * q, py = r / ow, px = r - py * ow;
-                const int y = 2 * py - 1 + cell / 4, x = 2 * px - 1 + cell % 4;
+                const int y = windowY[s] + cell / 4, x = windowX[s] + cell % 4;
                 if (y >= 0 && y < in.h && x >= 0 && x < in.w)
-                    v = in.data[imageOf(in, b) * in.imageStride + (std::size_t(ch) * in.h + y) * in.w + x];
+                    v = in.data[windowImage[s] + (std::size_t(ch) * in.h + y) * in.w + x];
             }
             patch[t] = v;
         }
@@ -781,11 +838,17 @@ struct Segment {
     int splits = 0;
     int sliceSize = 0;
     int first = 0;
+    /// Threads per parameter (1, 2, 4, … 32, a power of two): lane l adds terms l, l + lanes, … in order, then the
+    /// lanes are combined by a fixed butterfly.
+    int lanes = 1;
+    int firstBlock = 0; ///< the update grid's blocks from here to the next segment's work on this tensor
 };
 
 struct UpdateArgs {
     static constexpr int kSegments = 8;
     Segment segments[kSegments];
+    int blocks = 0; ///< the grid's blocks, all segments'
+
     float* parameters = nullptr;
     float* velocity = nullptr;
     float* gradient = nullptr;
@@ -800,53 +863,66 @@ struct UpdateArgs {
     double* loss = nullptr; ///< pinned host memory: the step's mean loss
 };
 
-__device__ float segmentGradient(const UpdateArgs& u, const Segment& s, int e)
+/// Lane `lane` of `lanes`' share of parameter e's gradient: the terms lane, lane + lanes, … in order.
+__device__ float gradientShare(const UpdateArgs& u, const Segment& s, int e, int lane, int lanes)
 {
     constexpr int kH = Layout::kHidden, kC = Layout::kClasses;
-    float g = 0.0f;
     switch (s.source) {
     case Segment::Direct:
-        g = u.gradient[s.offset + e];
-        break;
+        return lane == 0 ? u.gradient[s.offset + e] : 0.0f;
     case Segment::Splits:
-        for (int z = 0; z < s.splits; ++z)
-            g += s.parts[std::size_t(z) * s.sliceSize + s.first + e];
-        break;
+        return orderedSum(
+            lane, s.splits, lanes, [&](int z) { return s.parts[std::size_t(z) * s.sliceSize + s.first + e]; });
     case Segment::HiddenBias:
-        for (int b = 0; b < u.batch; ++b)
-            g += u.dHidden[b * kH + e];
-        break;
+        return orderedSum(lane, u.batch, lanes, [&](int b) { return u.dHidden[b * kH + e]; });
     case Segment::OutWeight:
-        for (int b = 0; b < u.batch; ++b)
-            g = fmaf(u.dLogits[b * kC + e / kH], u.hidden[b * kH + e % kH], g);
-        break;
+        return orderedSum(
+            lane, u.batch, lanes, [&](int b) { return u.dLogits[b * kC + e / kH] * u.hidden[b * kH + e % kH]; });
     case Segment::OutBias:
-        for (int b = 0; b < u.batch; ++b)
-            g += u.dLogits[b * kC + e];
-        break;
+        return orderedSum(lane, u.batch, lanes, [&](int b) { return u.dLogits[b * kC + e]; });
     }
-    return g;
+    return 0.0f;
 }
 
-/// Every parameter's gradient finished (split slices added in split order, batch sums in sample order), then SGD with
-/// momentum (PyTorch's form); one thread also writes the mean loss to the host and advances the step.
+/// Every parameter's gradient finished (split slices added in split order, batch sums in sample order, each
+/// parameter's lanes combined by a fixed butterfly), then SGD with momentum (PyTorch's form). Each tensor has its own
+/// range of blocks. The first warp also writes the mean loss to the host and advances the step.
 __global__ void __launch_bounds__(Policy::kUpdateThreads) updateKernel(UpdateArgs u)
 {
-    const Segment& s = u.segments[blockIdx.y];
-    for (int e = int(blockIdx.x * blockDim.x + threadIdx.x); e < s.count; e += int(gridDim.x * blockDim.x)) {
-        const float g = segmentGradient(u, s, e);
-        const std::size_t i = s.offset + e;
-        u.gradient[i] = g;
-        const float v = u.momentum * u.velocity[i] + g;
-        u.velocity[i] = v;
-        u.parameters[i] -= u.lr * v;
+    int y = 0;
+    while (y + 1 < UpdateArgs::kSegments && int(blockIdx.x) >= u.segments[y + 1].firstBlock)
+        ++y;
+    const Segment& s = u.segments[y];
+    const int end = y + 1 < UpdateArgs::kSegments ? u.segments[y + 1].firstBlock : u.blocks;
+    const int lanes = s.lanes, perWarp = 32 / lanes, lane = int(threadIdx.x) % lanes;
+    const int group = int(threadIdx.x) % 32 / lanes;
+    const int warp = (int(blockIdx.x) - s.firstBlock) * Policy::kUpdateThreads / 32 + int(threadIdx.x) / 32;
+    const int warps = (end - s.firstBlock) * Policy::kUpdateThreads / 32;
+    // The loop runs alike for the whole warp, so that every lane of a butterfly is there.
+    for (int first = warp * perWarp; first < s.count; first += warps * perWarp) {
+        const int e = first + group;
+        float g = e < s.count ? gradientShare(u, s, e, lane, lanes) : 0.0f;
+        for (int offset = lanes / 2; offset > 0; offset /= 2)
+            g += __shfl_xor_sync(device::kFullWarpMask, g, offset);
+        if (lane == 0 && e < s.count) {
+            const std::size_t i = s.offset + e;
+            u.gradient[i] = g;
+            const float v = u.momentum * u.velocity[i] + g;
+            u.velocity[i] = v;
+            u.parameters[i] -= u.lr * v;
+        }
     }
-    if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0) {
+    if (blockIdx.x == 0 && threadIdx.x < 32) {
         double total = 0.0;
-        for (int b = 0; b < u.batch; ++b)
+        for (int b = int(threadIdx.x); b < u.batch; b += 32)
             total += u.losses[b];
-        *u.loss = total / u.batch;
-        *u.step += 1;
+#pragma unroll
+        for (int offset = 16; offset > 0; offset /= 2)
+            total += __shfl_xor_sync(device::kFullWarpMask, total, offset);
+        if (threadIdx.x == 0) {
+            *u.loss = total / u.batch;
+            *u.step += 1;
+        }
     }
 }
 
@@ -913,7 +989,8 @@ std::pair<int, int> splitK(long long total, long long wanted, int granule)
     return {int(chunk), int((total + chunk - 1) / chunk)};
 }
 
-class GraphFusedRun final : public device::CudaPreparedRun, public TrainingRun {
+/// The run, its GEMM tiles and split targets from `Tiles` (a Policy).
+template <class Tiles> class GraphFusedRun final : public device::CudaPreparedRun, public TrainingRun {
 public:
     GraphFusedRun(const data::Dataset& dataset, const ParamSet& params)
         : m_set(dataset.as<data::ImageSet>())
@@ -931,16 +1008,16 @@ public:
             throw SkipRun("a batch's activations past 2^31 elements");
         const Shape c2 {Layout::kConv2, p1.h, p1.w}, p2 = m_layout.pool2Out();
         const int sms = device::multiprocessorCount(), features = m_layout.flatFeatures();
-        const long long wantedBlocks = static_cast<long long>(sms) * Policy::kSplitBlocksPerSm;
+        const long long wantedBlocks = static_cast<long long>(sms) * Tiles::kSplitBlocksPerSm;
 
-        using Fc1 = Policy::Fc1Forward;
+        using Fc1 = typename Tiles::Fc1Forward;
         const long long fcTiles = (b + Fc1::kBM - 1) / Fc1::kBM * ((Layout::kHidden + Fc1::kBN - 1) / Fc1::kBN);
         std::tie(m_fcChunk, m_fcSplits) = splitK(features, std::max(1LL, wantedBlocks / fcTiles), Fc1::kBK);
-        using W2 = Policy::Conv2WeightGrad;
+        using W2 = typename Tiles::Conv2WeightGrad;
         const long long w2Tiles = (Layout::kConv1 * 9 + W2::kBN - 1) / W2::kBN;
         std::tie(m_w2Chunk, m_w2Splits) = splitK(b * c2.h * c2.w, std::max(1LL, wantedBlocks / w2Tiles), W2::kBK);
-        std::tie(m_w1Chunk, m_w1Splits)
-            = splitK(b * p1.h * p1.w, wantedBlocks / Policy::kSplitBlocksPerSm * 2, Policy::kConv1GradStage);
+        std::tie(m_w1Chunk, m_w1Splits) = splitK(
+            b * p1.h * p1.w, static_cast<long long>(sms) * Tiles::kConv1GradBlocksPerSm, Policy::kConv1GradStage);
         m_w1Slice = Layout::kConv1 * (in.c * 9 + 1);
         m_w2Slice = Layout::kConv2 * (Layout::kConv1 * 9 + 1);
 
@@ -1145,7 +1222,7 @@ private:
                 images, param("conv1.weight"), param("conv1.bias"), Layout::kConv1, m_full1.data());
             KS_CUDA_CHECK_LAUNCH("cnn graph_fused convReluKernel 1");
         }
-        using C1 = Policy::Conv1Forward;
+        using C1 = typename Tiles::Conv1Forward;
         convReluPoolKernel<C1><<<gridFor<C1>(4LL * b * p1.h * p1.w, Layout::kConv1), C1::kThreads, 0, s>>>(images,
             param("conv1.weight"), param("conv1.bias"), Layout::kConv1, m_pool1.data(), m_choice1.data(),
             mode == Mode::Fetch ? m_full1.data() : nullptr);
@@ -1157,14 +1234,14 @@ private:
                 pool1, param("conv2.weight"), param("conv2.bias"), Layout::kConv2, m_full2.data());
             KS_CUDA_CHECK_LAUNCH("cnn graph_fused convReluKernel 2");
         }
-        using C2 = Policy::Conv2Forward;
+        using C2 = typename Tiles::Conv2Forward;
         convReluPoolKernel<C2><<<gridFor<C2>(4LL * b * (c2.h / 2) * (c2.w / 2), Layout::kConv2), C2::kThreads, 0, s>>>(
             pool1, param("conv2.weight"), param("conv2.bias"), Layout::kConv2, m_pool2.data(), m_choice2.data(),
             mode == Mode::Fetch ? m_full2.data() : nullptr);
         KS_CUDA_CHECK_LAUNCH("cnn graph_fused convReluPoolKernel 2");
         mark(mode, "conv2 forward");
 
-        using F1 = Policy::Fc1Forward;
+        using F1 = typename Tiles::Fc1Forward;
         fcForwardSplitKernel<F1><<<gridFor<F1>(b, Layout::kHidden, m_fcSplits), F1::kThreads, 0, s>>>(
             m_pool2.data(), param("fc1.weight"), b, features, Layout::kHidden, m_fcChunk, m_fcPartials.data());
         KS_CUDA_CHECK_LAUNCH("cnn graph_fused fcForwardSplitKernel");
@@ -1174,7 +1251,7 @@ private:
         KS_CUDA_CHECK_LAUNCH("cnn graph_fused headKernel");
         mark(mode, "fc1 forward");
 
-        using FB = Policy::Fc1Backward;
+        using FB = typename Tiles::Fc1Backward;
         const long long colTiles = (features + FB::kBN - 1) / FB::kBN;
         const unsigned fcBlocks
             = unsigned(((Layout::kHidden + FB::kBM - 1) / FB::kBM + (b + FB::kBM - 1) / FB::kBM) * colTiles);
@@ -1188,12 +1265,12 @@ private:
             m_fork.record(s);
             KS_CUDA_CHECK(cudaStreamWaitEvent(branch, m_fork.get(), 0));
         }
-        using W2 = Policy::Conv2WeightGrad;
+        using W2 = typename Tiles::Conv2WeightGrad;
         convWeightGradSplitKernel<W2>
             <<<gridFor<W2>(Layout::kConv2, Layout::kConv1 * 9, m_w2Splits), W2::kThreads, 0, branch>>>(m_dConv2.data(),
                 m_pool1.data(), b, Layout::kConv1, Layout::kConv2, c2.h, c2.w, m_w2Chunk, m_w2Partials.data());
         KS_CUDA_CHECK_LAUNCH("cnn graph_fused convWeightGradSplitKernel");
-        using D2 = Policy::Conv2InputGrad;
+        using D2 = typename Tiles::Conv2InputGrad;
         convInputGradKernel<D2><<<gridFor<D2>(1LL * b * p1.h * p1.w, Layout::kConv1), D2::kThreads, 0, s>>>(
             dConv2, param("conv2.weight"), Layout::kConv1, m_pool1.data(), m_dPool1.data());
         KS_CUDA_CHECK_LAUNCH("cnn graph_fused convInputGradKernel");
@@ -1210,9 +1287,7 @@ private:
             KS_CUDA_CHECK(cudaStreamWaitEvent(s, m_join.get(), 0));
         }
         const UpdateArgs args = updateArgs();
-        const unsigned updateBlocks
-            = device::gridFor(m_layout.tensor("fc1.weight").count, Policy::kUpdateThreads, Policy::kUpdateBlocksPerSm);
-        updateKernel<<<dim3(updateBlocks, UpdateArgs::kSegments), Policy::kUpdateThreads, 0, s>>>(args);
+        updateKernel<<<unsigned(args.blocks), Policy::kUpdateThreads, 0, s>>>(args);
         KS_CUDA_CHECK_LAUNCH("cnn graph_fused updateKernel");
         mark(mode, "update");
     }
@@ -1224,7 +1299,13 @@ private:
         const auto segment = [&](const char* name, Segment::Source source, const float* parts = nullptr, int splits = 0,
                                  int sliceSize = 0, int first = 0) {
             const Tensor& t = m_layout.tensor(name);
-            return Segment {source, t.offset, int(t.count), parts, splits, sliceSize, first};
+            const int terms = source == Segment::Direct ? 1 : source == Segment::Splits ? splits : m_settings.batch;
+            int lanes = 1;
+            while (lanes < 32 && lanes * Policy::kTermsPerLane < terms)
+                lanes *= 2;
+            Segment segment {source, t.offset, int(t.count), parts, splits, sliceSize, first, lanes, u.blocks};
+            u.blocks += int((std::int64_t(t.count) * lanes + Policy::kUpdateThreads - 1) / Policy::kUpdateThreads);
+            return segment;
         };
         u.segments[0] = segment("conv1.weight", Segment::Splits, m_w1Partials.data(), m_w1Splits, m_w1Slice, 0);
         u.segments[1] = segment("conv1.bias", Segment::Splits, m_w1Partials.data(), m_w1Splits, m_w1Slice, w1);
@@ -1304,7 +1385,7 @@ namespace ks::cnn {
 
 std::unique_ptr<PreparedRun> prepareGraphFused(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return std::make_unique<graph_fused::GraphFusedRun>(d, p);
+    return std::make_unique<graph_fused::GraphFusedRun<graph_fused::Policy>>(d, p);
 }
 
 } // namespace ks::cnn
