@@ -19,6 +19,7 @@ PrepareSignature prepareCpuOpenMp;
 PrepareSignature prepareV2Atomics;
 PrepareSignature prepareV3AtomicFree;
 PrepareSignature prepareTensorCoreTf32;
+PrepareSignature prepareGraphFused;
 PrepareSignature prepareCudnn;
 
 namespace {
@@ -67,6 +68,11 @@ public:
                 "convolutions and input gradients, weight gradients as GEMMs with a fixed-order split-K reduction "
                 "on a second stream",
                 Backend::Cuda, KS_GPU_PREPARE(prepareTensorCoreTf32)),
+            gpuVariant("graph_fused", "One CUDA graph, fused epilogues",
+                "the whole step one CUDA graph: register-tiled FP32 implicit GEMMs, conv+bias+ReLU+max-pool in one "
+                "kernel, pool and ReLU backward fused into their neighbours, conv weight gradients by a deterministic "
+                "split-K (slices added in a fixed order, no atomics)",
+                Backend::Cuda, KS_GPU_PREPARE(prepareGraphFused)),
             cudnn,
         };
     }
