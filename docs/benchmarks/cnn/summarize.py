@@ -38,37 +38,54 @@ def moving_average(values, window):
     return out
 
 
-def svg(curves, path, title):
-    width, height, left, right, top, bottom = 900, 520, 70, 190, 40, 50
-    steps = max(len(v) for v in curves.values())
-    top_loss = max(max(v[5:] or v) for v in curves.values())
-    low_loss = min(min(v) for v in curves.values())
-    x = lambda s: left + (width - left - right) * s / max(steps - 1, 1)  # noqa: E731
-    y = lambda v: top + (height - top - bottom) * (top_loss - v) / max(top_loss - low_loss, 1e-9)  # noqa: E731
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif">',
-             f'<rect width="{width}" height="{height}" fill="white"/>',
-             f'<text x="{width / 2}" y="24" text-anchor="middle" font-size="16">{title}</text>',
-             f'<line x1="{left}" y1="{height - bottom}" x2="{width - right}" y2="{height - bottom}" stroke="black"/>',
-             f'<line x1="{left}" y1="{top}" x2="{left}" y2="{height - bottom}" stroke="black"/>',
-             f'<text x="{(left + width - right) / 2}" y="{height - 12}" text-anchor="middle" font-size="13">'
-             f'training step (batch 128; 469 steps = 1 epoch)</text>',
-             f'<text x="18" y="{(top + height - bottom) / 2}" font-size="13" transform="rotate(-90 18 '
-             f'{(top + height - bottom) / 2})" text-anchor="middle">loss ({SMOOTH}-step moving average)</text>']
-    for i in range(6):
-        v = low_loss + (top_loss - low_loss) * i / 5
-        parts.append(f'<text x="{left - 6}" y="{y(v) + 4:.1f}" text-anchor="end" font-size="11">{v:.2f}</text>')
-        parts.append(f'<line x1="{left}" y1="{y(v):.1f}" x2="{width - right}" y2="{y(v):.1f}" stroke="#e0e0e0"/>')
-    for s in range(0, steps, 100):
-        parts.append(f'<text x="{x(s):.1f}" y="{height - bottom + 16}" text-anchor="middle" font-size="11">{s}</text>')
-    for n, (name, values) in enumerate(curves.items()):
+def panel(parts, curves, box, steps, label, zero_line=False):
+    """One plot of `curves` in box = (left, top, right, bottom) pixels, its y range fitted to the values."""
+    left, top, right, bottom = box
+    values = [v for c in curves.values() for v in c]
+    high, low = max(values), min(values)
+    if zero_line:
+        high, low = max(high, -low), -max(high, -low)
+    span = max(high - low, 1e-9)
+    x = lambda s: left + (right - left) * s / max(steps - 1, 1)  # noqa: E731
+    y = lambda v: top + (bottom - top) * (high - v) / span  # noqa: E731
+    parts.append(f'<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="black"/>')
+    parts.append(f'<line x1="{left}" y1="{top}" x2="{left}" y2="{bottom}" stroke="black"/>')
+    parts.append(f'<text x="{left + 8}" y="{top - 6}" font-size="13">{label}</text>')
+    for i in range(5):
+        v = low + span * i / 4
+        parts.append(f'<text x="{left - 6}" y="{y(v) + 4:.1f}" text-anchor="end" font-size="11">{v:.3g}</text>')
+        parts.append(f'<line x1="{left}" y1="{y(v):.1f}" x2="{right}" y2="{y(v):.1f}" stroke="#e0e0e0"/>')
+    for st in range(0, steps, 100):
+        parts.append(f'<text x="{x(st):.1f}" y="{bottom + 15}" text-anchor="middle" font-size="11">{st}</text>')
+    for name, values in curves.items():
         colour = COLOURS.get(name, "#7f7f7f")
         dash = ' stroke-dasharray="6 4"' if name == "pytorch" else ""
-        points = " ".join(f"{x(s):.1f},{y(v):.1f}" for s, v in enumerate(values))
-        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.6"{dash} points="{points}"/>')
-        ly = top + 20 + 22 * n
-        parts.append(f'<line x1="{width - right + 12}" y1="{ly}" x2="{width - right + 40}" y2="{ly}" '
-                     f'stroke="{colour}" stroke-width="2.5"{dash}/>')
-        parts.append(f'<text x="{width - right + 46}" y="{ly + 4}" font-size="12">{name}</text>')
+        points = " ".join(f"{x(st):.1f},{y(v):.1f}" for st, v in enumerate(values))
+        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.4"{dash} points="{points}"/>')
+
+
+def svg(curves, path, title):
+    """The loss curves, and below them each curve's difference from PyTorch's (when PyTorch ran)."""
+    width, height, left, right = 960, 700, 70, 770
+    steps = max(len(v) for v in curves.values())
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif">',
+             f'<rect width="{width}" height="{height}" fill="white"/>',
+             f'<text x="{(left + right) / 2}" y="24" text-anchor="middle" font-size="16">{title}</text>']
+    panel(parts, curves, (left, 60, right, 380), steps, f"training loss ({SMOOTH}-step moving average)")
+    if "pytorch" in curves:
+        peer = curves["pytorch"]
+        diffs = {k: [a - b for a, b in zip(v, peer)] for k, v in curves.items() if k != "pytorch"}
+        panel(parts, diffs, (left, 440, right, 650), steps,
+              "difference from PyTorch's loss (same moving average)", zero_line=True)
+    parts.append(f'<text x="{(left + right) / 2}" y="{height - 12}" text-anchor="middle" font-size="13">'
+                 f'training step (batch 128; 469 steps = 1 epoch of 60,000 images)</text>')
+    for n, name in enumerate(curves):
+        colour = COLOURS.get(name, "#7f7f7f")
+        dash = ' stroke-dasharray="6 4"' if name == "pytorch" else ""
+        ly = 80 + 22 * n
+        parts.append(f'<line x1="{right + 20}" y1="{ly}" x2="{right + 48}" y2="{ly}" stroke="{colour}" '
+                     f'stroke-width="2.5"{dash}/>')
+        parts.append(f'<text x="{right + 54}" y="{ly + 4}" font-size="12">{name}</text>')
     parts.append("</svg>")
     with open(path, "w") as f:
         f.write("\n".join(parts) + "\n")
@@ -84,7 +101,8 @@ def main():
     peer = {}
     if os.path.exists(os.path.join(d, "pytorch_times.csv")):
         for r in rows(os.path.join(d, "pytorch_times.csv")):
-            peer[(int(r["batch"]), r["mode"])] = float(r["median_ms"])
+            if r.get("shape", "fashion") == "fashion":
+                peer[(int(r["batch"]), r["mode"])] = float(r["median_ms"])
     print("| batch | " + " | ".join(CURVE_VARIANTS) + " | PyTorch eager | PyTorch graph |")
     print("|---" * (len(CURVE_VARIANTS) + 3) + "|")
     device = ""
