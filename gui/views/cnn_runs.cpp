@@ -117,4 +117,31 @@ QColor phaseColor(const QString& layer, bool backward)
     return QColor((c.red() + 255) / 2, (c.green() + 255) / 2, (c.blue() + 255) / 2);
 }
 
+QString lossAgainstCudnn(const Summary& run, const std::vector<const Summary*>& runs)
+{
+    if (run.variant == "cudnn" || run.sampleMetrics.empty())
+        return {};
+    const auto sameTraining = [&](const Summary& other) {
+        for (const char* name : {"batch", "lr", "momentum", "seed"})
+            if (run.params.has(name) != other.params.has(name)
+                || (run.params.has(name) && run.params.text(name) != other.params.text(name)))
+                return false;
+        return true;
+    };
+    for (const Summary* other : runs) {
+        if (other->variant != "cudnn" || other->sampleMetrics.empty() || !sameTraining(*other))
+            continue;
+        const std::size_t k = std::min(run.sampleMetrics.size(), other->sampleMetrics.size());
+        const double theirs = other->sampleMetrics[k - 1];
+        if (!(theirs > 0.0))
+            return {};
+        const double relative = 100.0 * (run.sampleMetrics[k - 1] - theirs) / theirs;
+        return QStringLiteral("%1%2 % at step %3")
+            .arg(relative >= 0.0 ? QStringLiteral("+") : QString())
+            .arg(relative, 0, 'f', 2)
+            .arg(k);
+    }
+    return {};
+}
+
 } // namespace ks::gui::cnn

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "compute/core/result.h"
+#include "compute/core/summary.h"
 
 #include <QColor>
 #include <QString>
@@ -46,6 +47,11 @@ QString accuracyText(const Facts& facts);
 /// running one, which has no hash until it finishes, when `includeRunning`: it is the run being measured now, on
 /// the dataset the views were last given.
 std::map<int, int> latestRuns(const ResultsModel& model, const std::string& datasetHash, bool includeRunning);
+
+/// The loss after K steps against `cudnn`'s on the same training (same batch, lr, momentum and seed), K the steps
+/// both ran: "+0.12 % at step 938". Empty when there is nothing to compare with (no cudnn run among `runs`, another
+/// training, the run is cudnn's own, or either has no losses).
+QString lossAgainstCudnn(const Summary& run, const std::vector<const Summary*>& runs);
 
 /// The colour of a layer's segments: its own hue for the forward phase, lighter for the backward one.
 QColor phaseColor(const QString& layer, bool backward);

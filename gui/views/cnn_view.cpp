@@ -150,11 +150,14 @@ CnnView::CnnView(ResultsModel* model, QWidget* parent)
 
     m_table->setObjectName(QStringLiteral("cnnVerdicts"));
     m_table->setHorizontalHeaderLabels({tr("Variant"), tr("Batch"), tr("Steps"), tr("Final loss"),
-        tr("Held-out accuracy"), tr("Median step"), tr("Determinism"), tr("Gradient error")});
+        tr("Held-out accuracy"), tr("Median step"), tr("Determinism"), tr("Gradient error"), tr("Loss vs cudnn")});
     m_table->horizontalHeaderItem(DeterminismColumn)
         ->setToolTip(tr("Whether a replay of the same steps from the same initial weights gave bit-identical weights"));
     m_table->horizontalHeaderItem(GradientErrorColumn)
         ->setToolTip(tr("Max relative error of the first step's parameter gradients against the double reference"));
+    m_table->horizontalHeaderItem(CudnnLossColumn)
+        ->setToolTip(tr("The loss after the last step both ran, relative to the cudnn variant's on the same training "
+                        "(same batch, learning rate, momentum and seed)"));
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -203,6 +206,9 @@ void CnnView::rebuild()
     }
     const double lossSpan = highestLoss > lowestLoss ? highestLoss - lowestLoss : std::abs(highestLoss);
     double fastest = std::numeric_limits<double>::infinity(), slowest = 0.0;
+    std::vector<const Summary*> runs;
+    for (const auto& [index, row] : shown)
+        runs.push_back(&model()->summary(row));
     m_table->setRowCount(count);
     for (int position = 0; position < count; ++position) {
         const auto [index, row] = shown[static_cast<std::size_t>(position)];
@@ -268,6 +274,9 @@ void CnnView::rebuild()
         if (over)
             gradient->setForeground(alarmColor());
         m_table->setItem(position, GradientErrorColumn, gradient);
+        const QString againstCudnn = cnn::lossAgainstCudnn(s, runs);
+        m_table->setItem(position, CudnnLossColumn,
+            cell(againstCudnn.isEmpty() ? QStringLiteral("—") : againstCudnn, Qt::AlignRight | Qt::AlignVCenter));
     }
 
     // A CPU reference at hundreds of ms beside a GPU step well under one: on a linear axis the fast ones would lie

@@ -35,6 +35,7 @@ public:
         MedianStepColumn,
         DeterminismColumn,
         GradientErrorColumn,
+        CudnnLossColumn,
         VerdictColumnCount
     };
 

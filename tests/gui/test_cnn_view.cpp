@@ -257,6 +257,20 @@ TEST(CnnRuns, PhasesAreReadFromTimeFacts)
     EXPECT_NE(cnn::phaseColor(QStringLiteral("conv1"), false), cnn::phaseColor(QStringLiteral("conv2"), false));
 }
 
+TEST(CnnRuns, TheLossAfterKStepsAgainstCudnns)
+{
+    const Summary cudnn = cnnRun("a", "cudnn", {2.0, 1.0, 0.5, 0.4}, 1e-6);
+    const Summary fused = cnnRun("b", "graph_fused", {2.0, 1.1, 0.505}, 1e-6);
+    Summary otherBatch = fused;
+    otherBatch.params = ParamSet::fromString("steps=3;batch=32");
+    const std::vector<const Summary*> runs {&cudnn, &fused, &otherBatch};
+    // The last step both ran: the third.
+    EXPECT_EQ(cnn::lossAgainstCudnn(fused, runs), QStringLiteral("+1.00 % at step 3"));
+    EXPECT_EQ(cnn::lossAgainstCudnn(cudnn, runs), QString());
+    EXPECT_EQ(cnn::lossAgainstCudnn(otherBatch, runs), QString()); // another training: nothing to compare
+    EXPECT_EQ(cnn::lossAgainstCudnn(fused, {&fused}), QString());
+}
+
 TEST(CnnBreakdownView, AStackedBarPerVariantASegmentPerPhase)
 {
     ResultsModel model;

@@ -11,6 +11,7 @@
 #include "compute/device/device_info.h"
 #include "compute/device/launch.cuh"
 #include "compute/workloads/cnn/cnn.h"
+#include "compute/workloads/cnn/device_training.cuh"
 #include "compute/workloads/cnn/gpu_scoring.h"
 
 #include <algorithm>
@@ -430,50 +431,27 @@ public:
     std::optional<std::uint64_t> stateDigest() override { return weightsDigest(weights()); }
     Facts facts() override { return trainingFacts(*this); }
 
-    std::vector<float> weights() override
-    {
-        std::vector<float> host(m_parameters.size());
-        m_parameters.downloadAsync(host, stream());
-        KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
-        return host;
-    }
+    std::vector<float> weights() override { return downloadWeights(m_parameters, stream()); }
 
     /// The first step replayed from the initial weights with an event after every phase; the trained weights and
     /// velocity are put back after.
     LayerTimes layerTimes() override
     {
-        constexpr int kReplays = 5;
-        cudaStream_t s = stream();
-        device::DeviceBuffer<float> trained(m_parameters.size()), velocity(m_velocity.size());
-        KS_CUDA_CHECK(
-            cudaMemcpyAsync(trained.data(), m_parameters.data(), trained.bytes(), cudaMemcpyDeviceToDevice, s));
-        KS_CUDA_CHECK(
-            cudaMemcpyAsync(velocity.data(), m_velocity.data(), velocity.bytes(), cudaMemcpyDeviceToDevice, s));
-        std::vector<LayerTimes> replays;
-        m_measuring = true;
-        for (int r = 0; r < kReplays; ++r) {
-            KS_CUDA_CHECK(cudaMemcpyAsync(
-                m_parameters.data(), m_initialDevice.data(), m_initialDevice.bytes(), cudaMemcpyDeviceToDevice, s));
-            m_velocity.fillBytesAsync(0, s);
-            m_phases.clear();
-            mark("start");
-            forwardBackward(0);
-            update();
-            mark("update");
-            KS_CUDA_CHECK(cudaStreamSynchronize(s));
-            LayerTimes times;
-            for (std::size_t i = 1; i < m_phases.size(); ++i)
-                times.emplace_back(m_phases[i].first, double(m_phases[i].second.elapsedSince(m_phases[i - 1].second)));
-            replays.push_back(std::move(times));
-        }
-        m_phases.clear();
-        m_measuring = false;
-        KS_CUDA_CHECK(
-            cudaMemcpyAsync(m_parameters.data(), trained.data(), trained.bytes(), cudaMemcpyDeviceToDevice, s));
-        KS_CUDA_CHECK(
-            cudaMemcpyAsync(m_velocity.data(), velocity.data(), velocity.bytes(), cudaMemcpyDeviceToDevice, s));
-        KS_CUDA_CHECK(cudaStreamSynchronize(s));
-        return medianLayerTimes(replays);
+        SavedState saved(m_parameters, m_velocity, stream());
+        const LayerTimes times = m_phases.measure(
+            stream(),
+            [&] {
+                KS_CUDA_CHECK(cudaMemcpyAsync(m_parameters.data(), m_initialDevice.data(), m_initialDevice.bytes(),
+                    cudaMemcpyDeviceToDevice, stream()));
+                m_velocity.fillBytesAsync(0, stream());
+            },
+            [&] {
+                forwardBackward(0);
+                update();
+                mark("update");
+            });
+        saved.restore();
+        return times;
     }
 
     std::optional<double> metric() override
@@ -523,13 +501,7 @@ private:
     }
 
     /// Ends the phase `name` with an event, when layerTimes() is measuring (otherwise nothing).
-    void mark(const char* name)
-    {
-        if (!m_measuring)
-            return;
-        m_phases.emplace_back(name, device::Event());
-        m_phases.back().second.record(stream());
-    }
+    void mark(const char* name) { m_phases.mark(name, stream()); }
 
     std::vector<std::uint8_t> mask(const device::DeviceBuffer<float>& values)
     {
@@ -710,8 +682,7 @@ private:
     device::PinnedBuffer<float> m_hostLosses;
     std::uint64_t m_step = 0;
     bool m_lossPending = false;
-    bool m_measuring = false; ///< layerTimes() is recording an event after every phase
-    std::vector<std::pair<const char*, device::Event>> m_phases;
+    PhaseEvents m_phases; ///< records an event after every phase while layerTimes() measures
 };
 
 /// The variants' forward pass alone, for scoring a trained network: batches of normalised images uploaded from the

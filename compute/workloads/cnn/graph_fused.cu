@@ -20,6 +20,7 @@
 #include "compute/device/device_info.h"
 #include "compute/device/launch.cuh"
 #include "compute/workloads/cnn/cnn.h"
+#include "compute/workloads/cnn/device_training.cuh"
 
 #include <algorithm>
 #include <climits>
@@ -1089,37 +1090,17 @@ public:
     std::optional<std::uint64_t> stateDigest() override { return weightsDigest(weights()); }
     Facts facts() override { return trainingFacts(*this); }
 
-    std::vector<float> weights() override
-    {
-        std::vector<float> host(m_parameters.size());
-        m_parameters.downloadAsync(host, stream());
-        KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
-        return host;
-    }
+    std::vector<float> weights() override { return downloadWeights(m_parameters, stream()); }
 
     /// The first step replayed from the initial weights, its kernels launched one by one with an event after every
     /// phase; the trained weights, velocity and step are put back after.
     LayerTimes layerTimes() override
     {
-        constexpr int kReplays = 5;
-        cudaStream_t s = stream();
         Saved saved = save();
-        std::vector<LayerTimes> replays;
-        for (int r = 0; r < kReplays; ++r) {
-            startFirstStep();
-            m_phases.clear();
-            m_phases.emplace_back("start", device::Event());
-            m_phases.back().second.record(s);
-            enqueueStep(Mode::Measure);
-            KS_CUDA_CHECK(cudaStreamSynchronize(s));
-            LayerTimes times;
-            for (std::size_t i = 1; i < m_phases.size(); ++i)
-                times.emplace_back(m_phases[i].first, double(m_phases[i].second.elapsedSince(m_phases[i - 1].second)));
-            replays.push_back(std::move(times));
-        }
-        m_phases.clear();
+        const LayerTimes times = m_phases.measure(
+            stream(), [&] { startFirstStep(); }, [&] { enqueueStep(Mode::Measure); });
         restore(saved);
-        return medianLayerTimes(replays);
+        return times;
     }
 
     /// The first step's gradient and choices, recomputed from the initial weights (untimed, with every ReLU output
@@ -1191,10 +1172,8 @@ private:
 
     void mark(Mode mode, const char* phase)
     {
-        if (mode != Mode::Measure)
-            return;
-        m_phases.emplace_back(phase, device::Event());
-        m_phases.back().second.record(stream());
+        if (mode == Mode::Measure)
+            m_phases.mark(phase, stream());
     }
 
     float* param(const char* name) { return m_parameters.data() + m_layout.tensor(name).offset; }
@@ -1375,7 +1354,7 @@ private:
     device::Event m_fork, m_join;
     GraphExec m_graph;
     bool m_lossPending = false;
-    std::vector<std::pair<const char*, device::Event>> m_phases;
+    PhaseEvents m_phases; ///< records an event after every phase while layerTimes() measures
 };
 
 } // namespace
