@@ -6,6 +6,7 @@
 #include "data/delimited_text.h"
 #include "data/hdf5_file.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -24,6 +25,14 @@ std::string num(double v)
     char buffer[40];
     std::snprintf(buffer, sizeof buffer, "%.9g", v);
     return buffer;
+}
+
+/// The shortest text that reads back as exactly `v` (std::to_chars): a saved result keeps every digit computed.
+std::string exact(double v)
+{
+    char buffer[32];
+    const auto end = std::to_chars(buffer, buffer + sizeof buffer, v).ptr;
+    return std::string(buffer, end);
 }
 
 /// Named numbers as "name=value;name=value" (Delta details, facts).
@@ -449,14 +458,11 @@ void writeResultFile(const std::string& path, const Result& result)
         if (labelled) {
             out << "quantity,value\n";
             for (std::size_t i = 0; i < result.values.size(); ++i)
-                out << data::csvField(result.labels[i]) << ',' << num(result.values[i]) << '\n';
+                out << data::csvField(result.labels[i]) << ',' << exact(result.values[i]) << '\n';
         } else {
             out << data::csvField(result.quantity.empty() ? "value" : result.quantity) << '\n';
-            char buffer[40];
-            for (double v : result.values) {
-                std::snprintf(buffer, sizeof buffer, "%.17g\n", v);
-                out << buffer;
-            }
+            for (double v : result.values)
+                out << exact(v) << '\n';
             for (auto c : result.counts)
                 out << c << '\n';
         }

@@ -40,7 +40,8 @@ void writeJson(const std::string& path, const std::vector<Summary>& summaries);
 std::vector<Summary> readJson(const std::string& path);
 
 /// Saves a computed result: ".csv" (labelled values as `quantity,value` rows, otherwise one value per row under a
-/// header naming the quantity) or ".h5"/".hdf5" (a dataset named `result`). Throws std::runtime_error for other
+/// header naming the quantity; each value the shortest text that reads back as exactly that double) or ".h5"/".hdf5"
+/// (a dataset named `result`). Throws std::runtime_error for other
 /// extensions or write failures. A result with named arrays (a trained network's weights) saves those instead: one
 /// dataset per array in HDF5, `array,index,value` rows in CSV.
 void writeResultFile(const std::string& path, const Result& result);

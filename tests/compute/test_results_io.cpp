@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -202,7 +204,7 @@ TEST_F(ResultsIo, ResultFiles)
 
     const Result y {"y", {}, {0.1, 3.0}, {}, {}, {}, {}};
     writeResultFile(path("y.csv"), y);
-    EXPECT_EQ(data::readTextFile(path("y.csv")), "y\n0.10000000000000001\n3\n");
+    EXPECT_EQ(data::readTextFile(path("y.csv")), "y\n0.1\n3\n");
 
     const Result histogram {"histogram", {}, {}, {5, 0, 7}, {}, {}, {}};
     writeResultFile(path("h.h5"), histogram);
@@ -217,6 +219,31 @@ TEST_F(ResultsIo, ResultFiles)
     EXPECT_EQ(fitFile.readStrings("/labels"), fit.labels);
 
     EXPECT_THROW(writeResultFile(path("fit.xlsx"), fit), std::runtime_error);
+}
+
+TEST_F(ResultsIo, SavedResultsReadBackBitForBit)
+{
+    // Values that 9 or 15 significant digits would change, and the extremes.
+    const std::vector<double> values {2.5000175812345678, 1.0 / 3.0, -0.1, 5e-324, 1.7976931348623157e308,
+        0.30000000000000004, 123456789.12345678, -0.0};
+    std::vector<std::string> labels;
+    for (std::size_t i = 0; i < values.size(); ++i)
+        labels.push_back("v" + std::to_string(i));
+    for (const bool labelled : {true, false}) {
+        const Result r {"fit", labelled ? labels : std::vector<std::string> {}, values, {}, {}, {}, {}};
+        writeResultFile(path("exact.csv"), r);
+        std::vector<data::TextRow> rows;
+        data::parseDelimitedText(data::readTextFile(path("exact.csv")), "exact.csv", {}, [&](data::TextRow& row) {
+            rows.push_back(row);
+            return true;
+        });
+        ASSERT_EQ(rows.size(), values.size() + 1);
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            const std::string& text = rows[i + 1].fields[labelled ? 1 : 0];
+            const double back = std::strtod(text.c_str(), nullptr);
+            EXPECT_EQ(std::memcmp(&back, &values[i], sizeof back), 0) << text << " for " << values[i];
+        }
+    }
 }
 
 TEST_F(ResultsIo, CsvSaysDeterminismAndFacts)
