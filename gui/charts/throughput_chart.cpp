@@ -3,10 +3,13 @@
 #include "gui/results_model.h"
 #include "gui/theme.h"
 
+#include <QMouseEvent>
+#include <QToolTip>
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <qcustomplot.h>
 #include <set>
 
@@ -16,6 +19,8 @@ namespace {
 constexpr double kBarWidth = 0.6;
 /// Head room above the tallest bar or ceiling for the labels written over them.
 constexpr double kHeadRoom = 1.18;
+/// How far above a bar's top the pointer still reaches the bar's tooltip: the % label written there.
+constexpr double kLabelReachPx = 40.0;
 
 enum class Metric { GbPerS, ItemsPerS, GflopPerS };
 
@@ -32,9 +37,28 @@ double metricValue(const Summary& s, Metric metric)
     return 0.0;
 }
 
-bool bandwidthRoof(const std::string& peakKind)
+/// The metric a roof's ceiling is measured in (runner.cpp fillRates takes pctOfPeak in it); empty for a roof this
+/// chart does not know (old files, no cost model).
+std::optional<Metric> roofMetric(const std::string& peakKind)
 {
-    return peakKind == "read_bandwidth" || peakKind == "copy_bandwidth";
+    if (peakKind == "read_bandwidth" || peakKind == "copy_bandwidth")
+        return Metric::GbPerS;
+    if (peakKind == "fp32_fma" || peakKind == "fp64_fma")
+        return Metric::GflopPerS;
+    return std::nullopt;
+}
+
+QString roofLabel(const std::string& peakKind)
+{
+    if (peakKind == "read_bandwidth")
+        return QObject::tr("read");
+    if (peakKind == "copy_bandwidth")
+        return QObject::tr("copy");
+    if (peakKind == "fp32_fma")
+        return QObject::tr("FP32 FMA");
+    if (peakKind == "fp64_fma")
+        return QObject::tr("FP64 FMA");
+    return QString::fromStdString(peakKind);
 }
 
 QString formatSize(std::uint64_t size)
@@ -47,6 +71,33 @@ QString formatSize(std::uint64_t size)
 QString formatCeiling(double v)
 {
     return v >= 100.0 ? QString::number(v, 'f', 0) : QString::number(v, 'g', 3);
+}
+
+QString formatBytes(double bytes)
+{
+    static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int unit = 0;
+    while (bytes >= 1024.0 && unit < 4) {
+        bytes /= 1024.0;
+        ++unit;
+    }
+    return QStringLiteral("%1 %2").arg(QString::number(bytes, 'g', 3), QString::fromLatin1(kUnits[unit]));
+}
+
+/// Why a bar can stand above its measured ceiling, for its tooltip.
+QString aboveCeilingReason(const Summary& s, Metric metric)
+{
+    if (metric == Metric::GbPerS) {
+        const bool gpu = s.device.kind == "cuda";
+        QString cache = gpu ? QObject::tr("the GPU's L2 cache") : QObject::tr("the CPU's last-level cache");
+        if (gpu && s.device.l2Bytes > 0)
+            cache += QStringLiteral(" (%1)").arg(formatBytes(static_cast<double>(s.device.l2Bytes)));
+        return QObject::tr("Above the ceiling: the working set (%1) likely fits in %2, so the DRAM bandwidth "
+                           "ceiling does not bound this run.")
+            .arg(formatBytes(s.bytes), cache);
+    }
+    return QObject::tr("Above the ceiling: the calibration kernel did not reach this rate (a higher clock during "
+                       "this run, or a cost model that counts more flops than the variant executes).");
 }
 } // namespace
 
@@ -61,6 +112,8 @@ ThroughputChart::ThroughputChart(ResultsModel* model, QWidget* parent)
     p->legend->setVisible(false);
     p->setInteraction(QCP::iRangeDrag, false);
     p->setInteraction(QCP::iRangeZoom, false);
+    p->setMouseTracking(true);
+    connect(p, &QCustomPlot::mouseMove, this, &ThroughputChart::showToolTip);
 }
 
 QString ThroughputChart::title() const
@@ -74,11 +127,36 @@ void ThroughputChart::setSize(std::uint64_t size)
     scheduleRebuild();
 }
 
+QString ThroughputChart::toolTipAt(const QPoint& pixel) const
+{
+    const QCustomPlot* p = plot();
+    const double key = p->xAxis->pixelToCoord(pixel.x());
+    for (const Bar& bar : m_bars) {
+        if (std::abs(key - bar.key) > kBarWidth / 2.0)
+            continue;
+        const double bottom = p->yAxis->coordToPixel(0.0);
+        const double top = p->yAxis->coordToPixel(bar.value) - kLabelReachPx;
+        if (pixel.y() >= top && pixel.y() <= bottom)
+            return bar.toolTip;
+    }
+    return {};
+}
+
+void ThroughputChart::showToolTip(QMouseEvent* event)
+{
+    const QString text = toolTipAt(event->pos());
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, plot());
+}
+
 void ThroughputChart::rebuild()
 {
     QCustomPlot* p = plot();
     p->clearPlottables();
     p->clearItems();
+    m_bars.clear();
     auto ticker = qSharedPointerCast<QCPAxisTickerText>(p->xAxis->ticker());
     ticker->clear();
 
@@ -104,12 +182,16 @@ void ThroughputChart::rebuild()
             rowByVariant[model()->variantIndex(QString::fromStdString(s.variant))] = row;
     }
 
-    // Bytes are what a memory-bound kernel is judged by; workloads without a byte count (or whose bytes are
-    // not the point) fall back to their own unit of work, then to FLOP/s.
+    // The bars are drawn in the metric of the workload's roof, the one its % of ceiling is taken in: GB/s for a
+    // memory-bound kernel, GFLOP/s for a compute-bound one. Runs whose roofs differ (old files) cannot share one
+    // ceiling; they, and runs without a roof, fall back to bytes, then the workload's own rate, with no %.
+    std::set<Metric> roofMetrics;
     bool anyBytes = false, anyItems = false;
     std::string itemName;
     for (const auto& [index, row] : rowByVariant) {
         const Summary& s = model()->summary(row);
+        if (const auto m = roofMetric(s.peakKind))
+            roofMetrics.insert(*m);
         anyBytes = anyBytes || (s.bytes > 0.0 && s.gbPerS > 0.0);
         if (s.itemsPerS > 0.0) {
             anyItems = true;
@@ -117,7 +199,18 @@ void ThroughputChart::rebuild()
                 itemName = s.itemName;
         }
     }
-    const Metric metric = anyBytes ? Metric::GbPerS : anyItems ? Metric::ItemsPerS : Metric::GflopPerS;
+    const bool mixedRoofs = roofMetrics.size() > 1;
+    bool againstCeiling = false;
+    Metric metric = anyBytes ? Metric::GbPerS : anyItems ? Metric::ItemsPerS : Metric::GflopPerS;
+    if (roofMetrics.size() == 1) {
+        const Metric roof = *roofMetrics.begin();
+        const bool drawable = std::any_of(rowByVariant.begin(), rowByVariant.end(),
+            [&](const auto& entry) { return metricValue(model()->summary(entry.second), roof) > 0.0; });
+        if (drawable) {
+            metric = roof;
+            againstCeiling = true;
+        }
+    }
 
     double maxValue = 0.0;
     for (const auto& [index, row] : rowByVariant)
@@ -151,38 +244,69 @@ void ThroughputChart::rebuild()
         const bool over = s.delta.computed && !s.delta.withinTolerance();
         const QColor color = over ? alarmColor() : colorFor(variant);
 
+        Bar bar;
+        bar.variant = variant;
+        bar.key = position;
+        bar.value = value;
+        // The % is taken here from the drawn value, so it belongs to the bar even where a file's pctOfPeak was
+        // computed against something else.
+        if (againstCeiling && s.peakValue > 0.0 && roofMetric(s.peakKind) == metric)
+            bar.pctOfCeiling = 100.0 * value / s.peakValue;
+        bar.aboveCeiling = bar.pctOfCeiling > 100.0;
+
         auto* bars = new QCPBars(p->xAxis, p->yAxis);
         bars->setWidth(kBarWidth);
         bars->addData(position, value);
-        bars->setPen(QPen(color.darker(115)));
         QColor fill = color;
         fill.setAlpha(over ? 230 : 200);
-        bars->setBrush(fill);
+        if (bar.aboveCeiling) {
+            // Hatched with a heavy dashed outline: a bar no ceiling bounds must not read as an ordinary one.
+            bars->setPen(QPen(color.darker(150), 2.5, Qt::DashLine));
+            bars->setBrush(QBrush(fill, Qt::BDiagPattern));
+        } else {
+            bars->setPen(QPen(color.darker(115)));
+            bars->setBrush(fill);
+        }
         bars->setName(variant);
         ticker->addTick(position, variant);
 
-        if (s.peakValue > 0.0) {
+        const QString valueText = QStringLiteral("%1 %2").arg(QString::number(value, 'g', 4), unit);
+        bar.toolTip = QStringLiteral("%1: %2").arg(variant, valueText);
+        if (bar.pctOfCeiling >= 0.0) {
             auto* label = new QCPItemText(p);
             label->position->setCoords(position, value);
             label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
             label->setPadding(QMargins(0, 0, 0, 3));
-            label->setText(over ? tr("%1% of ceiling\nover tolerance").arg(s.pctOfPeak, 0, 'f', 1)
-                                : tr("%1% of ceiling").arg(s.pctOfPeak, 0, 'f', 1));
+            QString text = tr("%1% of %2 ceiling").arg(bar.pctOfCeiling, 0, 'f', 1).arg(unit);
+            if (bar.aboveCeiling)
+                text += QLatin1Char('\n') + tr("above ceiling: in cache?");
+            if (over)
+                text += QLatin1Char('\n') + tr("over tolerance");
+            label->setText(text);
             label->setColor(over ? alarmColor() : textColor());
             label->setFont(font());
+            bar.toolTip += QLatin1Char('\n')
+                + tr("%1% of the measured %2 ceiling, %3 %4")
+                      .arg(bar.pctOfCeiling, 0, 'f', 1)
+                      .arg(roofLabel(s.peakKind), formatCeiling(s.peakValue), unit);
+            if (bar.aboveCeiling)
+                bar.toolTip += QLatin1Char('\n') + aboveCeilingReason(s, metric);
         }
+        if (over)
+            bar.toolTip += QLatin1Char('\n') + tr("Result over tolerance.");
+        m_bars.push_back(bar);
     }
 
     // The calibrated ceilings the bars are a fraction of: one line per distinct ceiling (a CPU variant's host
-    // bandwidth differs from the GPU's), only when the bars are in the ceiling's own unit.
-    if (metric == Metric::GbPerS) {
-        std::map<long long, const Summary*> ceilings;
+    // bandwidth differs from the GPU's), all in the bars' metric.
+    if (againstCeiling) {
+        std::map<std::pair<std::string, long long>, const Summary*> ceilings;
         for (const auto& [index, row] : rowByVariant) {
             const Summary& s = model()->summary(row);
-            if (s.peakValue > 0.0 && bandwidthRoof(s.peakKind))
-                ceilings.emplace(std::llround(s.peakValue), &s);
+            if (s.peakValue > 0.0 && roofMetric(s.peakKind) == metric)
+                ceilings.emplace(std::pair {s.peakKind, std::llround(s.peakValue)}, &s);
         }
-        for (const auto& [rounded, s] : ceilings) {
+        for (const auto& [key, s] : ceilings) {
             top = std::max(top, s->peakValue);
             auto* line = new QCPItemStraightLine(p);
             line->point1->setCoords(0.0, s->peakValue);
@@ -193,14 +317,25 @@ void ThroughputChart::rebuild()
             label->position->setTypeY(QCPItemPosition::ptPlotCoords);
             label->position->setCoords(0.01, s->peakValue);
             label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-            const QString kind = s->peakKind == "copy_bandwidth" ? tr("copy") : tr("read");
-            QString text = tr("measured %1 ceiling %2 GB/s").arg(kind, formatCeiling(s->peakValue));
+            QString text
+                = tr("measured %1 ceiling %2 %3").arg(roofLabel(s->peakKind), formatCeiling(s->peakValue), unit);
             if (ceilings.size() > 1 && !s->device.name.empty())
                 text += QStringLiteral(" (%1)").arg(QString::fromStdString(s->device.name));
             label->setText(text);
             label->setColor(textColor());
             label->setFont(font());
         }
+    }
+
+    if (mixedRoofs && position > 0.0) {
+        auto* note = new QCPItemText(p);
+        note->position->setType(QCPItemPosition::ptAxisRectRatio);
+        note->position->setCoords(0.01, 0.01);
+        note->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        note->setText(tr("these runs are measured against different ceilings (GB/s and GFLOP/s): no % of ceiling "
+                         "is shown"));
+        note->setColor(alarmColor());
+        note->setFont(font());
     }
 
     p->xAxis->setLabel(m_shownSize > 0 ? tr("variant (size %1)").arg(formatSize(m_shownSize)) : tr("variant"));

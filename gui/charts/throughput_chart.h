@@ -2,15 +2,31 @@
 
 #include "gui/charts/chart_view.h"
 
+#include <QString>
 #include <cstdint>
+#include <vector>
+
+class QMouseEvent;
+class QPoint;
 
 namespace ks::gui {
 
-/// One bar per variant at one size: achieved GB/s (or the workload's items per second when it moves no counted
-/// bytes) against the calibrated ceiling, with each bar's % of that ceiling written above it.
+/// One bar per variant at one size, in the metric of the workload's roof: achieved GB/s against the calibrated
+/// bandwidth ceiling, or GFLOP/s against the FLOP/s ceiling, with each bar's % of that ceiling written above it. A
+/// workload without a roof (or runs whose roofs differ, from old files) shows bytes, then its own rate, with no %.
 class ThroughputChart : public ChartView {
     Q_OBJECT
 public:
+    /// What one drawn bar stands for (tests and the tooltip read it).
+    struct Bar {
+        QString variant;
+        double key = 0.0; ///< position on the x axis
+        double value = 0.0; ///< height in the axis's unit
+        double pctOfCeiling = -1.0; ///< of the drawn ceiling, in the drawn metric; negative: none shown
+        bool aboveCeiling = false; ///< over 100 %: drawn hatched, the tooltip says why
+        QString toolTip;
+    };
+
     /// A throughput chart of the runs in `model`, at the latest size until setSize says otherwise.
     explicit ThroughputChart(ResultsModel* model, QWidget* parent = nullptr);
 
@@ -24,12 +40,20 @@ public:
     /// The size the bars show now (0 when nothing has finished).
     std::uint64_t shownSize() const { return m_shownSize; }
 
+    /// The bars drawn now, left to right.
+    const std::vector<Bar>& bars() const { return m_bars; }
+    /// The tooltip of the bar (or its label) under `pixel`, in the plot's coordinates; empty over no bar.
+    QString toolTipAt(const QPoint& pixel) const;
+
 protected:
     void rebuild() override;
 
 private:
+    void showToolTip(QMouseEvent* event);
+
     std::uint64_t m_size = 0;
     std::uint64_t m_shownSize = 0;
+    std::vector<Bar> m_bars;
 };
 
 } // namespace ks::gui

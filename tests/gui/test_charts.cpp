@@ -303,8 +303,8 @@ TEST(ThroughputChart, BarsOfTheLatestSizeAgainstTheCeiling)
     EXPECT_DOUBLE_EQ(lines[0]->point1->coords().y(), 4530.0);
     const QStringList labels = texts(chart.plot());
     EXPECT_TRUE(labels.contains(QStringLiteral("measured read ceiling 4530 GB/s"))) << labels.join('|').toStdString();
-    EXPECT_EQ(labels.filter(QStringLiteral("% of ceiling")).size(), 3);
-    EXPECT_TRUE(labels.contains(QStringLiteral("66.2% of ceiling")));
+    EXPECT_EQ(labels.filter(QStringLiteral("% of GB/s ceiling")).size(), 3);
+    EXPECT_TRUE(labels.contains(QStringLiteral("66.2% of GB/s ceiling")));
     EXPECT_GE(chart.plot()->yAxis->range().upper, 4530.0);
 
     chart.setSize(1024);
@@ -313,7 +313,135 @@ TEST(ThroughputChart, BarsOfTheLatestSizeAgainstTheCeiling)
     EXPECT_EQ(chart.pointCount(), 2);
 }
 
-TEST(ThroughputChart, WorkloadsWithoutBytesShowTheirItemRate)
+namespace {
+/// A run of an sdh-like workload: few bytes, many flops, an FP32 FMA roof (sdh/register.cpp's cost model).
+Summary flopRun(const std::string& runId, const std::string& variant, double gflopPerS)
+{
+    Summary s = makeRun(runId, variant, 1 << 16, 1.0);
+    const double n = static_cast<double>(s.size);
+    const double pairs = n * (n - 1.0) / 2.0;
+    const double seconds = s.medianMs * 1e-3;
+    s.bytes = 24.0 * n;
+    s.gbPerS = s.bytes / seconds / 1e9;
+    s.flops = gflopPerS * 1e9 * seconds;
+    s.gflopPerS = gflopPerS;
+    s.items = pairs;
+    s.itemName = "pairs";
+    s.itemsPerS = pairs / seconds;
+    s.peakKind = "fp32_fma";
+    s.peakValue = 60000.0;
+    s.pctOfPeak = 100.0 * s.gflopPerS / s.peakValue;
+    return s;
+}
+
+/// A run against a read-bandwidth roof at `gbPerS`, `l2Bytes` of L2 on a GPU.
+Summary bandwidthRun(const std::string& runId, const std::string& variant, double gbPerS, double peak)
+{
+    Summary s = makeRun(runId, variant, 1 << 14, 1.0);
+    s.bytes = 8.0 * static_cast<double>(s.size);
+    s.gbPerS = gbPerS;
+    s.flops = 2.0 * static_cast<double>(s.size);
+    s.gflopPerS = s.flops / (s.medianMs * 1e6);
+    s.peakKind = "read_bandwidth";
+    s.peakValue = peak;
+    s.pctOfPeak = 100.0 * gbPerS / peak;
+    s.device.kind = "cuda";
+    s.device.l2Bytes = 50u << 20;
+    return s;
+}
+} // namespace
+
+TEST(ThroughputChart, AFlopRoofDrawsGflopsAgainstTheFlopCeiling)
+{
+    ResultsModel model;
+    ThroughputChart chart(&model);
+    const std::vector<Summary> runs {flopRun("a1", "a", 18000.0), flopRun("b1", "b", 4500.0)};
+    for (const Summary& s : runs)
+        model.addSummary(s);
+    chart.rebuildNow();
+
+    EXPECT_EQ(chart.plot()->yAxis->label(), QStringLiteral("throughput (GFLOP/s)"));
+    const auto bars = barsOf(chart.plot());
+    ASSERT_EQ(bars.size(), 2u);
+    ASSERT_EQ(chart.bars().size(), 2u);
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        EXPECT_DOUBLE_EQ(bars[i]->data()->at(0)->value, runs[i].gflopPerS);
+        EXPECT_NEAR(chart.bars()[i].pctOfCeiling, 100.0 * runs[i].gflopPerS / runs[i].peakValue, 1e-9);
+        EXPECT_NEAR(chart.bars()[i].pctOfCeiling, runs[i].pctOfPeak, 1e-9);
+        EXPECT_FALSE(chart.bars()[i].aboveCeiling);
+    }
+
+    const auto lines = itemsOf<QCPItemStraightLine>(chart.plot());
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_DOUBLE_EQ(lines[0]->point1->coords().y(), 60000.0);
+    const QStringList labels = texts(chart.plot());
+    EXPECT_TRUE(labels.contains(QStringLiteral("measured FP32 FMA ceiling 60000 GFLOP/s")))
+        << labels.join('|').toStdString();
+    EXPECT_TRUE(labels.contains(QStringLiteral("30.0% of GFLOP/s ceiling"))) << labels.join('|').toStdString();
+    EXPECT_TRUE(labels.contains(QStringLiteral("7.5% of GFLOP/s ceiling"))) << labels.join('|').toStdString();
+    // Nothing on the chart speaks of bytes: the few GB/s an sdh run moves are not what its % is of.
+    EXPECT_TRUE(labels.filter(QStringLiteral("GB/s")).isEmpty()) << labels.join('|').toStdString();
+}
+
+TEST(ThroughputChart, ABandwidthRoofDrawsGbPerSecond)
+{
+    ResultsModel model;
+    ThroughputChart chart(&model);
+    const Summary s = bandwidthRun("a1", "a", 900.0, 3000.0);
+    model.addSummary(s);
+    chart.rebuildNow();
+
+    EXPECT_EQ(chart.plot()->yAxis->label(), QStringLiteral("throughput (GB/s)"));
+    const auto bars = barsOf(chart.plot());
+    ASSERT_EQ(bars.size(), 1u);
+    EXPECT_DOUBLE_EQ(bars[0]->data()->at(0)->value, 900.0);
+    EXPECT_EQ(bars[0]->brush().style(), Qt::SolidPattern);
+    const QStringList labels = texts(chart.plot());
+    EXPECT_TRUE(labels.contains(QStringLiteral("measured read ceiling 3000 GB/s"))) << labels.join('|').toStdString();
+    EXPECT_TRUE(labels.contains(QStringLiteral("30.0% of GB/s ceiling"))) << labels.join('|').toStdString();
+    EXPECT_TRUE(labels.filter(QStringLiteral("FLOP")).isEmpty()) << labels.join('|').toStdString();
+}
+
+TEST(ThroughputChart, AboveTheCeilingIsHatchedAndExplained)
+{
+    ResultsModel model;
+    ThroughputChart chart(&model);
+    chart.resize(640, 400);
+    chart.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&chart));
+    model.addSummary(bandwidthRun("a1", "a", 1270.0, 1000.0));
+    model.addSummary(bandwidthRun("b1", "b", 500.0, 1000.0));
+    chart.rebuildNow();
+
+    const auto bars = barsOf(chart.plot());
+    ASSERT_EQ(bars.size(), 2u);
+    ASSERT_EQ(chart.bars().size(), 2u);
+    const ThroughputChart::Bar& above = chart.bars()[0];
+    const ThroughputChart::Bar& below = chart.bars()[1];
+    EXPECT_TRUE(above.aboveCeiling);
+    EXPECT_NEAR(above.pctOfCeiling, 127.0, 1e-9);
+    EXPECT_FALSE(below.aboveCeiling);
+    EXPECT_EQ(bars[0]->brush().style(), Qt::BDiagPattern);
+    EXPECT_EQ(bars[0]->pen().style(), Qt::DashLine);
+    EXPECT_EQ(bars[1]->brush().style(), Qt::SolidPattern);
+    EXPECT_TRUE(texts(chart.plot()).contains(QStringLiteral("127.0% of GB/s ceiling\nabove ceiling: in cache?")))
+        << texts(chart.plot()).join('|').toStdString();
+
+    EXPECT_TRUE(above.toolTip.contains(QStringLiteral("likely fits in the GPU's L2 cache (50 MiB)")))
+        << above.toolTip.toStdString();
+    EXPECT_TRUE(above.toolTip.contains(QStringLiteral("DRAM bandwidth ceiling does not bound")));
+    EXPECT_FALSE(below.toolTip.contains(QStringLiteral("cache")));
+
+    // The pointer over the bar, and over its label just above it, gets the bar's tooltip; beside the bars, none.
+    QCustomPlot* p = chart.plot();
+    const int x = static_cast<int>(p->xAxis->coordToPixel(above.key));
+    EXPECT_EQ(chart.toolTipAt(QPoint(x, static_cast<int>(p->yAxis->coordToPixel(above.value / 2.0)))), above.toolTip);
+    EXPECT_EQ(chart.toolTipAt(QPoint(x, static_cast<int>(p->yAxis->coordToPixel(above.value)) - 10)), above.toolTip);
+    const int between = static_cast<int>(p->xAxis->coordToPixel((above.key + below.key) / 2.0));
+    EXPECT_TRUE(chart.toolTipAt(QPoint(between, static_cast<int>(p->yAxis->coordToPixel(100.0)))).isEmpty());
+}
+
+TEST(ThroughputChart, AFlopRoofWithoutFlopsShowsTheItemRateWithoutAPercent)
 {
     ResultsModel model;
     ThroughputChart chart(&model);
@@ -330,9 +458,30 @@ TEST(ThroughputChart, WorkloadsWithoutBytesShowTheirItemRate)
     const auto bars = barsOf(chart.plot());
     ASSERT_EQ(bars.size(), 1u);
     EXPECT_DOUBLE_EQ(bars[0]->data()->at(0)->value, 2.0);
-    // A FLOP ceiling is not drawn against a rate of pairs, but the % is still said.
+    // A FLOP ceiling is neither drawn against a rate of pairs nor its % written over one.
     EXPECT_TRUE(itemsOf<QCPItemStraightLine>(chart.plot()).empty());
-    EXPECT_TRUE(texts(chart.plot()).contains(QStringLiteral("12.0% of ceiling")));
+    EXPECT_TRUE(texts(chart.plot()).filter(QStringLiteral("ceiling")).isEmpty());
+}
+
+TEST(ThroughputChart, MixedRoofsAreSaidNotMixed)
+{
+    ResultsModel model;
+    ThroughputChart chart(&model);
+    model.addSummary(flopRun("a1", "a", 18000.0));
+    Summary b = bandwidthRun("b1", "b", 900.0, 3000.0);
+    b.size = 1 << 16;
+    model.addSummary(b);
+    chart.rebuildNow();
+
+    EXPECT_EQ(chart.plot()->yAxis->label(), QStringLiteral("throughput (GB/s)"));
+    EXPECT_EQ(barsOf(chart.plot()).size(), 2u);
+    EXPECT_TRUE(itemsOf<QCPItemStraightLine>(chart.plot()).empty());
+    const QStringList labels = texts(chart.plot());
+    EXPECT_TRUE(labels.filter(QStringLiteral("% of GB/s")).isEmpty()) << labels.join('|').toStdString();
+    EXPECT_TRUE(labels.filter(QStringLiteral("% of GFLOP/s")).isEmpty()) << labels.join('|').toStdString();
+    EXPECT_EQ(labels.filter(QStringLiteral("different ceilings")).size(), 1) << labels.join('|').toStdString();
+    for (const ThroughputChart::Bar& bar : chart.bars())
+        EXPECT_LT(bar.pctOfCeiling, 0.0);
 }
 
 // ---------------------------------------------------------------------------------------------------- correctness
