@@ -339,7 +339,8 @@ void ThroughputChart::rebuild()
     }
 
     p->xAxis->setLabel(m_shownSize > 0 ? tr("variant (size %1)").arg(formatSize(m_shownSize)) : tr("variant"));
-    p->yAxis->setLabel(tr("throughput (%1)").arg(unit));
+    // With nothing drawn there is no metric to name: any unit would claim one the next run may not have.
+    p->yAxis->setLabel(position > 0.0 ? tr("throughput (%1)").arg(unit) : tr("throughput"));
     p->xAxis->setRange(0.4, std::max(position, 1.0) + 0.6);
     p->yAxis->setRange(0.0, top > 0.0 ? top * kHeadRoom : 1.0);
 }

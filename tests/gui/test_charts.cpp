@@ -355,6 +355,8 @@ TEST(ThroughputChart, AFlopRoofDrawsGflopsAgainstTheFlopCeiling)
 {
     ResultsModel model;
     ThroughputChart chart(&model);
+    chart.rebuildNow();
+    EXPECT_EQ(chart.plot()->yAxis->label(), QStringLiteral("throughput"));
     const std::vector<Summary> runs {flopRun("a1", "a", 18000.0), flopRun("b1", "b", 4500.0)};
     for (const Summary& s : runs)
         model.addSummary(s);
