@@ -1,5 +1,6 @@
 #include "cli/cli.h"
 
+#include "compute/core/compare.h"
 #include "compute/core/errors.h"
 #include "compute/core/registry.h"
 #include "compute/core/results_io.h"
@@ -403,6 +404,78 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
         return kExitCancelled;
     return code;
 }
+
+struct CompareArgs {
+    std::string oldPath;
+    std::string newPath;
+    std::string threshold = "5%";
+    std::string margin = "2%";
+    double alpha = 0.01;
+};
+
+/// A percentage as the user writes it, "5%" or "5", as a fraction; throws ParameterError naming the option.
+double parsePercent(const std::string& option, const std::string& text)
+{
+    std::string number = text;
+    if (!number.empty() && number.back() == '%')
+        number.pop_back();
+    double value = 0.0;
+    std::size_t used = 0;
+    try {
+        value = std::stod(number, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (number.empty() || used != number.size() || !std::isfinite(value) || value < 0.0)
+        throw ParameterError(option + " '" + text + "' is not a percentage of at least 0 (such as 5%)");
+    return value / 100.0;
+}
+
+/// The rows of two result files side by side with a verdict each; exit 3 when one got slower beyond the threshold.
+int compareCommand(const CompareArgs& a, std::ostream& out, std::ostream& err)
+{
+    CompareOptions options;
+    std::vector<Summary> before, after;
+    try {
+        options.threshold = parsePercent("--threshold", a.threshold);
+        options.margin = parsePercent("--margin", a.margin);
+        options.alpha = a.alpha;
+        if (!(options.alpha > 0.0 && options.alpha < 1.0))
+            throw ParameterError("--alpha " + fmt("%g", a.alpha) + " is not between 0 and 1");
+        if (options.margin >= 1.0)
+            throw ParameterError("--margin '" + a.margin + "' is not below 100%");
+        before = readJson(a.oldPath);
+        after = readJson(a.newPath);
+    } catch (const ParameterError& e) {
+        err << "error: " << e.what() << '\n';
+        return kExitBadInput;
+    } catch (const data::DatasetError& e) {
+        err << "error: " << e.what() << '\n';
+        return kExitBadInput;
+    }
+    const Comparison comparison = compareRuns(before, after, options);
+
+    char line[512];
+    std::snprintf(line, sizeof line, "%-8s %-14s %12s %11s %11s %7s %9s %-14s  %s", "workload", "variant", "size",
+        "old_ms", "new_ms", "ratio", "p", "verdict", "params / note");
+    out << line << '\n';
+    for (const auto& r : comparison.rows) {
+        std::string note = r.params;
+        const std::string why
+            = r.regression ? "slower beyond the " + fmt("%g", options.threshold * 100.0) + "% threshold" : r.reason;
+        if (!why.empty())
+            note += (note.empty() ? "" : "; ") + why;
+        std::snprintf(line, sizeof line, "%-8s %-14s %12llu %11s %11s %7s %9s %-14s  %s", r.workload.c_str(),
+            r.variant.c_str(), static_cast<unsigned long long>(r.size),
+            r.oldMedianMs ? fmt("%.4f", *r.oldMedianMs).c_str() : "-",
+            r.newMedianMs ? fmt("%.4f", *r.newMedianMs).c_str() : "-", r.ratio ? fmt("%.3f", *r.ratio).c_str() : "-",
+            r.test ? fmt("%.2g", r.test->pValue).c_str() : "-",
+            (std::string(verdictName(r.verdict)) + (r.regression ? "!" : "")).c_str(), shortened(note, 90).c_str());
+        out << line << '\n';
+    }
+    out << comparison.summaryLine() << '\n';
+    return comparison.anyRegression() ? kExitSlower : kExitOk;
+}
 } // namespace
 
 int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, std::stop_token stop)
@@ -450,6 +523,18 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     run->add_flag("--no-calibrate", r.noCalibrate, "Skip the ceilings (no % of peak)");
     run->add_flag("--quiet,-q", r.quiet, "No progress on stderr");
 
+    CompareArgs c;
+    auto* compare = app.add_subcommand("compare",
+        "Compare two --json result files row by row (Mann-Whitney U on the stored samples); exits 3 when a row got "
+        "slower beyond --threshold");
+    compare->add_option("old", c.oldPath, "The baseline's JSON results")->required();
+    compare->add_option("new", c.newPath, "The JSON results to judge against it")->required();
+    compare->add_option("--threshold", c.threshold, "A slower row whose medians' ratio exceeds 1 + this fails (exit 3)")
+        ->capture_default_str();
+    compare->add_option("--alpha", c.alpha, "Significance level of the test")->capture_default_str();
+    compare->add_option("--margin", c.margin, "Ratios within 1 ± this are unchanged however significant")
+        ->capture_default_str();
+
     std::vector<std::string> reversed(args.rbegin(), args.rend());
     try {
         app.parse(reversed);
@@ -472,6 +557,8 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
             return listCommand(listWorkload, out, err);
         if (*info)
             return infoCommand(!noCalibrate, recalibrate, out, err);
+        if (*compare)
+            return compareCommand(c, out, err);
         return runCommand(r, out, err, stop);
     } catch (const std::exception& e) {
         err << "error: " << e.what() << '\n';

@@ -12,6 +12,7 @@ enum ExitCode : int {
     kExitOk = 0, ///< every run passed or was skipped with a reason
     kExitRunProblems = 1, ///< a run was incorrect or failed (the table and files say which)
     kExitBadInput = 2, ///< bad arguments or an unreadable input: one line on stderr says why
+    kExitSlower = 3, ///< compare: a row got slower beyond --threshold
     kExitCancelled = 130, ///< interrupted; what was measured is still written
 };
 

@@ -1,0 +1,277 @@
+#include "compute/core/compare.h"
+
+#include "compute/core/stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <stdexcept>
+#include <tuple>
+#include <utility>
+
+namespace ks {
+
+namespace {
+
+/// The number of arrangements of n1 values from one sample among n2 from the other that give U = k, for every k:
+/// c(i, j)[k] = c(i − 1, j)[k − j] + c(i, j − 1)[k] (the largest value comes from the first sample, above all j of the
+/// second, or from the second). Doubles hold the counts exactly up to 2^53, far beyond C(40, 20).
+std::vector<double> exactUCounts(std::size_t n1, std::size_t n2)
+{
+    std::vector<std::vector<std::vector<double>>> c(n1 + 1, std::vector<std::vector<double>>(n2 + 1));
+    for (std::size_t i = 0; i <= n1; ++i)
+        for (std::size_t j = 0; j <= n2; ++j) {
+            auto& counts = c[i][j];
+            counts.assign(i * j + 1, 0.0);
+            if (i == 0 || j == 0) {
+                counts[0] = 1.0;
+                continue;
+            }
+            const auto& withoutA = c[i - 1][j];
+            const auto& withoutB = c[i][j - 1];
+            for (std::size_t k = 0; k < withoutA.size(); ++k)
+                counts[k + j] += withoutA[k];
+            for (std::size_t k = 0; k < withoutB.size(); ++k)
+                counts[k] += withoutB[k];
+        }
+    return c[n1][n2];
+}
+
+std::string percentText(double fraction)
+{
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%g%%", fraction * 100.0);
+    return buffer;
+}
+
+std::optional<double> sampleMedian(const Summary& s)
+{
+    if (s.samplesMs.empty())
+        return std::nullopt;
+    return median(s.samplesMs);
+}
+
+RowComparison describe(const Summary& s)
+{
+    RowComparison row;
+    row.workload = s.workload;
+    row.variant = s.variant;
+    row.size = s.size;
+    row.params = s.params.toString();
+    row.datasetHash = s.datasetHash;
+    return row;
+}
+
+void judge(RowComparison& row, const Summary& before, const Summary& after, const CompareOptions& options)
+{
+    row.oldMedianMs = sampleMedian(before);
+    row.newMedianMs = sampleMedian(after);
+    row.verdict = Verdict::NotComparable;
+    if (before.outcome != Outcome::Passed || after.outcome != Outcome::Passed) {
+        row.reason = std::string("old ") + outcomeName(before.outcome) + ", new " + outcomeName(after.outcome);
+        return;
+    }
+    const std::size_t n1 = before.samplesMs.size();
+    const std::size_t n2 = after.samplesMs.size();
+    if (n1 == 0 || n2 == 0) {
+        row.reason = "no samples stored";
+        return;
+    }
+    if (smallestMannWhitneyP(n1, n2) >= options.alpha) {
+        char buffer[128];
+        std::snprintf(
+            buffer, sizeof buffer, "too few samples (%zu old, %zu new) to ever reach p < %g", n1, n2, options.alpha);
+        row.reason = buffer;
+        return;
+    }
+    if (!(*row.oldMedianMs > 0.0)) {
+        row.reason = "old median is not above 0 ms";
+        return;
+    }
+    row.ratio = *row.newMedianMs / *row.oldMedianMs;
+    row.test = mannWhitneyU(before.samplesMs, after.samplesMs);
+    const bool significant = row.test->pValue < options.alpha;
+    if (significant && *row.ratio > 1.0 + options.margin)
+        row.verdict = Verdict::Slower;
+    else if (significant && *row.ratio < 1.0 - options.margin)
+        row.verdict = Verdict::Faster;
+    else
+        row.verdict = Verdict::Unchanged;
+    row.regression = row.verdict == Verdict::Slower && *row.ratio > 1.0 + options.threshold;
+}
+
+using RowKey = std::tuple<std::string, std::string, std::uint64_t, std::string, std::string>;
+
+RowKey keyOf(const Summary& s)
+{
+    return {s.workload, s.variant, s.size, s.params.toString(), s.datasetHash};
+}
+
+} // namespace
+
+MannWhitney mannWhitneyU(const std::vector<double>& a, const std::vector<double>& b)
+{
+    if (a.empty() || b.empty())
+        throw std::invalid_argument("the Mann–Whitney test needs two non-empty samples");
+    const std::size_t n1 = a.size();
+    const std::size_t n2 = b.size();
+    const std::size_t n = n1 + n2;
+
+    // Ranks of the pooled values, tied values sharing the mean of their ranks.
+    std::vector<std::pair<double, bool>> pooled; // value, from a
+    pooled.reserve(n);
+    for (double v : a)
+        pooled.emplace_back(v, true);
+    for (double v : b)
+        pooled.emplace_back(v, false);
+    std::sort(pooled.begin(), pooled.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    double rankSumA = 0.0;
+    double tieSum = 0.0; // Σ (t³ − t) over groups of t tied values
+    for (std::size_t i = 0; i < n;) {
+        std::size_t j = i + 1;
+        while (j < n && pooled[j].first == pooled[i].first)
+            ++j;
+        const double t = static_cast<double>(j - i);
+        const double midRank = (static_cast<double>(i + 1) + static_cast<double>(j)) / 2.0;
+        for (std::size_t k = i; k < j; ++k)
+            if (pooled[k].second)
+                rankSumA += midRank;
+        tieSum += t * t * t - t;
+        i = j;
+    }
+
+    MannWhitney result;
+    const double dn1 = static_cast<double>(n1);
+    const double dn2 = static_cast<double>(n2);
+    const double dn = static_cast<double>(n);
+    result.u = rankSumA - dn1 * (dn1 + 1.0) / 2.0;
+    const double mean = dn1 * dn2 / 2.0;
+
+    if (tieSum == 0.0 && n <= kExactMannWhitneyLimit) {
+        const auto counts = exactUCounts(n1, n2);
+        double total = 0.0;
+        for (double c : counts)
+            total += c;
+        // Without ties U is a whole number; the distribution is symmetric about its mean, so the two-sided p-value is
+        // twice the tail on the side U lies.
+        const auto tail = static_cast<std::size_t>(std::llround(std::min(result.u, dn1 * dn2 - result.u)));
+        double below = 0.0;
+        for (std::size_t k = 0; k <= tail; ++k)
+            below += counts[k];
+        result.pValue = std::min(1.0, 2.0 * below / total);
+        result.exact = true;
+        return result;
+    }
+
+    const double variance = dn1 * dn2 / 12.0 * ((dn + 1.0) - tieSum / (dn * (dn - 1.0)));
+    if (!(variance > 0.0)) {
+        result.pValue = 1.0; // every value tied: nothing tells the samples apart
+        return result;
+    }
+    const double z = std::max(0.0, std::abs(result.u - mean) - 0.5) / std::sqrt(variance);
+    result.pValue = std::min(1.0, std::erfc(z / std::sqrt(2.0)));
+    return result;
+}
+
+double smallestMannWhitneyP(std::size_t n1, std::size_t n2)
+{
+    if (n1 == 0 || n2 == 0)
+        return 1.0;
+    // C(n1 + n2, n1) as a product of ratios, each step exact enough; it only grows, so stop once p is negligible.
+    double arrangements = 1.0;
+    const std::size_t k = std::min(n1, n2);
+    const std::size_t n = n1 + n2;
+    for (std::size_t i = 1; i <= k && arrangements < 1e300; ++i)
+        arrangements = arrangements * static_cast<double>(n - k + i) / static_cast<double>(i);
+    return std::min(1.0, 2.0 / arrangements);
+}
+
+const char* verdictName(Verdict verdict)
+{
+    switch (verdict) {
+    case Verdict::Faster:
+        return "faster";
+    case Verdict::Slower:
+        return "slower";
+    case Verdict::Unchanged:
+        return "unchanged";
+    case Verdict::NotComparable:
+        return "not comparable";
+    case Verdict::Added:
+        return "added";
+    case Verdict::Removed:
+        return "removed";
+    }
+    return "?";
+}
+
+std::size_t Comparison::count(Verdict verdict) const
+{
+    return static_cast<std::size_t>(
+        std::count_if(rows.begin(), rows.end(), [&](const RowComparison& r) { return r.verdict == verdict; }));
+}
+
+bool Comparison::anyRegression() const
+{
+    return std::any_of(rows.begin(), rows.end(), [](const RowComparison& r) { return r.regression; });
+}
+
+std::string Comparison::summaryLine() const
+{
+    std::string line = std::to_string(count(Verdict::Faster)) + " faster, " + std::to_string(count(Verdict::Slower))
+        + " slower, " + std::to_string(count(Verdict::Unchanged)) + " unchanged";
+    for (Verdict v : {Verdict::NotComparable, Verdict::Added, Verdict::Removed})
+        if (const std::size_t c = count(v); c > 0)
+            line += ", " + std::to_string(c) + " " + verdictName(v);
+    const auto regressions = static_cast<std::size_t>(
+        std::count_if(rows.begin(), rows.end(), [](const RowComparison& r) { return r.regression; }));
+    if (regressions > 0)
+        line += " (" + std::to_string(regressions) + " slower beyond the " + percentText(options.threshold)
+            + " threshold)";
+    return line;
+}
+
+Comparison compareRuns(
+    const std::vector<Summary>& oldRows, const std::vector<Summary>& newRows, const CompareOptions& options)
+{
+    if (!(options.alpha > 0.0 && options.alpha < 1.0))
+        throw std::invalid_argument("alpha must lie between 0 and 1");
+    if (!(options.margin >= 0.0 && options.margin < 1.0))
+        throw std::invalid_argument("the margin must lie in [0 %, 100 %)");
+    if (!(options.threshold >= 0.0 && std::isfinite(options.threshold)))
+        throw std::invalid_argument("the threshold must be a percentage of at least 0");
+
+    std::map<RowKey, std::deque<std::size_t>> unmatched;
+    for (std::size_t i = 0; i < newRows.size(); ++i)
+        unmatched[keyOf(newRows[i])].push_back(i);
+    std::vector<bool> used(newRows.size(), false);
+
+    Comparison comparison;
+    comparison.options = options;
+    for (const auto& before : oldRows) {
+        RowComparison row = describe(before);
+        auto found = unmatched.find(keyOf(before));
+        if (found == unmatched.end() || found->second.empty()) {
+            row.verdict = Verdict::Removed;
+            row.oldMedianMs = sampleMedian(before);
+        } else {
+            const std::size_t index = found->second.front();
+            found->second.pop_front();
+            used[index] = true;
+            judge(row, before, newRows[index], options);
+        }
+        comparison.rows.push_back(std::move(row));
+    }
+    for (std::size_t i = 0; i < newRows.size(); ++i)
+        if (!used[i]) {
+            RowComparison row = describe(newRows[i]);
+            row.verdict = Verdict::Added;
+            row.newMedianMs = sampleMedian(newRows[i]);
+            comparison.rows.push_back(std::move(row));
+        }
+    return comparison;
+}
+
+} // namespace ks
