@@ -75,14 +75,31 @@ public:
         std::string delta = s.delta.computed ? fmt("%.2e", s.delta.value) : "-";
         if (s.delta.computed && !s.delta.withinTolerance())
             delta += "!";
+        // A cache-resident run's rate is marked where it is printed: on %peak when there is a ceiling, else on GB/s.
+        const bool resident = timed && s.cacheResident.value_or(false);
+        const bool withPeak = timed && s.peakValue > 0;
+        std::string rate = timed ? fmt("%.1f", s.gbPerS) : "-";
+        std::string peak = withPeak ? fmt("%.1f", s.pctOfPeak) : "-";
+        if (resident) {
+            (withPeak ? peak : rate) += kResidentMark;
+            m_anyResident = true;
+        }
         char line[512];
         std::snprintf(line, sizeof line, "%-14s %-8s %12llu %-9s %5d %11s %7s %9s %7s %9s  %s", s.variant.c_str(),
             s.backend.c_str(), static_cast<unsigned long long>(s.size), outcomeName(s.outcome), s.repetitions,
-            timed ? fmt("%.4f", s.medianMs).c_str() : "-", timed ? fmt("%.2f", s.noisePct).c_str() : "-",
-            timed ? fmt("%.1f", s.gbPerS).c_str() : "-",
-            timed && s.peakValue > 0 ? fmt("%.1f", s.pctOfPeak).c_str() : "-", delta.c_str(),
-            shortened(s.message, 90).c_str());
+            timed ? fmt("%.4f", s.medianMs).c_str() : "-", timed ? fmt("%.2f", s.noisePct).c_str() : "-", rate.c_str(),
+            peak.c_str(), delta.c_str(), shortened(s.message, 90).c_str());
         m_out << line << '\n' << std::flush;
+    }
+    /// One line under the table explaining the mark, printed only when some row carries it.
+    void printLegend()
+    {
+        if (m_anyResident)
+            m_out << kResidentMark
+                  << " working set fits in the last-level cache (L2 for a GPU, LLC for the host): after its first "
+                     "touch it is read from cache even with flushing, so GB/s may exceed the DRAM ceiling and %peak "
+                     "100 %\n"
+                  << std::flush;
     }
 
 private:
@@ -90,6 +107,8 @@ private:
     std::ostream& m_err;
     bool m_quiet;
     bool m_headerPrinted = false;
+    bool m_anyResident = false;
+    static constexpr const char* kResidentMark = "*";
 };
 
 /// Appends every Summary to the --csv file as it arrives.
@@ -362,9 +381,11 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
         return kExitBadInput;
     } catch (const std::exception& e) {
         // Rows already written to --csv stay there.
+        table.printLegend();
         err << "error: " << e.what() << '\n';
         return kExitRunProblems;
     }
+    table.printLegend();
 
     int code = kExitOk;
     if (!a.json.empty()) {

@@ -128,6 +128,8 @@ const std::vector<std::string>& csvColumns()
         "ks_version",
         "deterministic",
         "facts",
+        "cache_bytes",
+        "fits_in_cache",
     };
     return columns;
 }
@@ -182,6 +184,8 @@ std::vector<std::string> csvRow(const Summary& s)
         s.version,
         s.deterministic ? (*s.deterministic ? "yes" : "no") : "",
         namedText(s.facts),
+        s.cacheBytes > 0 ? std::to_string(s.cacheBytes) : "",
+        s.cacheResident ? (*s.cacheResident ? "yes" : "no") : "",
     };
 }
 
@@ -255,6 +259,15 @@ nlohmann::ordered_json toJson(const Summary& s)
     j["device_uuid"] = s.device.uuid;
     j["device_memory_bytes"] = s.device.totalMemory;
     j["device_l2_bytes"] = s.device.l2Bytes;
+    j["device_llc_bytes"] = s.device.lastLevelCacheBytes;
+    if (s.cacheBytes > 0)
+        j["cache_bytes"] = s.cacheBytes;
+    else
+        j["cache_bytes"] = nullptr;
+    if (s.cacheResident)
+        j["fits_in_cache"] = *s.cacheResident;
+    else
+        j["fits_in_cache"] = nullptr;
     nlohmann::ordered_json samples = nlohmann::ordered_json::array();
     for (double v : s.samplesMs)
         samples.push_back(jnum(v));
@@ -348,6 +361,12 @@ Summary summaryFromJson(const nlohmann::ordered_json& j)
     s.device.uuid = text("device_uuid");
     s.device.totalMemory = j.value("device_memory_bytes", std::uint64_t(0));
     s.device.l2Bytes = j.value("device_l2_bytes", std::uint64_t(0));
+    s.device.lastLevelCacheBytes = j.value("device_llc_bytes", std::uint64_t(0));
+    // Files written before residency existed have neither key: the verdict stays empty rather than guessed.
+    if (j.contains("cache_bytes") && j["cache_bytes"].is_number_unsigned())
+        s.cacheBytes = j["cache_bytes"].get<std::uint64_t>();
+    if (j.contains("fits_in_cache") && j["fits_in_cache"].is_boolean())
+        s.cacheResident = j["fits_in_cache"].get<bool>();
     s.version = text("ks_version");
     if (j.contains("samples_ms"))
         for (const auto& v : j["samples_ms"])

@@ -52,6 +52,8 @@ void fillRates(Summary& s, const Cost& cost, const std::optional<Ceilings>& ceil
     s.items = cost.items;
     s.itemName = cost.itemName;
     s.peakKind = roofName(cost.roof);
+    s.cacheBytes = s.device.lastLevelCacheBytes;
+    s.cacheResident = fitsInCache(cost.bytes, s.cacheBytes);
     if (s.repetitions == 0 || s.medianMs <= 0.0)
         return;
     const double seconds = s.medianMs * 1e-3;

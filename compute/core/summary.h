@@ -62,6 +62,12 @@ struct Summary {
     std::string peakKind; ///< which calibrated ceiling pctOfPeak is against
     double peakValue = 0.0; ///< that ceiling, in GB/s or GFLOP/s
     double pctOfPeak = 0.0;
+    /// Whether the working set (`bytes`, the cost model's) fits in the device's last-level cache (`cacheBytes`). A
+    /// resident working set is served from that cache even when the runner flushes it before each repetition (the
+    /// first touch reloads it, every later pass hits), so gbPerS can exceed a DRAM ceiling and pctOfPeak 100 %.
+    /// Empty when the cache size or the bytes are unknown.
+    std::optional<bool> cacheResident;
+    std::uint64_t cacheBytes = 0; ///< the last-level cache compared against; 0 when unknown
 
     Delta delta;
 
@@ -79,5 +85,14 @@ struct Summary {
     std::optional<bool> deterministic;
     Facts facts; ///< PreparedRun::facts
 };
+
+/// The residency rule of Summary::cacheResident: a working set of `bytes` fits when it is no larger than the cache;
+/// empty when either size is unknown (zero or less).
+inline std::optional<bool> fitsInCache(double bytes, std::uint64_t cacheBytes)
+{
+    if (!(bytes > 0.0) || cacheBytes == 0)
+        return std::nullopt;
+    return bytes <= static_cast<double>(cacheBytes);
+}
 
 } // namespace ks

@@ -130,6 +130,7 @@ const Query& query()
             info.memBusWidthBits = prop.memoryBusWidth;
             info.totalMemory = prop.totalGlobalMem;
             info.l2Bytes = static_cast<std::uint64_t>(prop.l2CacheSize);
+            info.lastLevelCacheBytes = info.l2Bytes;
             info.driverVersion = (driverRelease.empty() ? std::string() : driverRelease + " ") + "(CUDA "
                 + versionString(driver) + ")";
             info.runtimeVersion = versionString(runtime);

@@ -20,6 +20,9 @@ struct DeviceInfo {
     int memBusWidthBits = 0;
     std::uint64_t totalMemory = 0;
     std::uint64_t l2Bytes = 0;
+    /// The last-level cache a working set is compared against (Summary::cacheResident): L2 for a GPU, the highest
+    /// level the kernel reports for the host; 0 when unknown.
+    std::uint64_t lastLevelCacheBytes = 0;
     std::string driverVersion;
     std::string runtimeVersion;
 };
@@ -34,8 +37,12 @@ std::vector<DeviceInfo> cudaDevices();
 std::string cudaUnavailableReason();
 /// Makes `index` the current device of the calling thread; throws ComputeError when it does not exist.
 void selectDevice(int index);
-/// The host CPU as a DeviceInfo (name from /proc/cpuinfo, hardware threads as smCount).
+/// The host CPU as a DeviceInfo (name from /proc/cpuinfo, hardware threads as smCount, the last-level cache from
+/// hostLastLevelCacheBytes).
 DeviceInfo hostInfo();
+/// The largest cache of the highest level listed under `cacheDir` (Linux sysfs: index*/level, index*/size such as
+/// "32768K", index*/type; instruction caches ignored); 0 when the directory or its files are missing or unreadable.
+std::uint64_t hostLastLevelCacheBytes(const std::string& cacheDir = "/sys/devices/system/cpu/cpu0/cache");
 /// Called after a sticky CUDA error: every CUDA variant is unavailable with this reason until restart.
 void markCudaUnusable(const std::string& reason);
 /// Throws ComputeError when `bytes` more device memory is not free on the current device, so a too-large

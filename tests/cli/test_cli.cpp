@@ -1,9 +1,11 @@
 // kernelscope-cli driven in-process: list, run with files out, and every kind of bad input.
 #include "cli/cli.h"
 #include "compute/core/results_io.h"
+#include "compute/device/device_info.h"
 #include "data/delimited_text.h"
 #include "data/text_file.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -97,6 +99,33 @@ TEST_F(Cli, RunWritesTableCsvJsonAndOutput)
     EXPECT_EQ(fit[2].fields[0], "intercept");
     EXPECT_NEAR(std::stod(fit[2].fields[1]), 2.0, 1e-9);
     EXPECT_TRUE(m_err.str().empty()) << "--quiet prints no progress";
+}
+
+TEST_F(Cli, ACacheResidentRunIsMarkedAndExplainedUnderTheTable)
+{
+    ASSERT_EQ(cli({"run", "-w", "linreg", "-v", "cpu_four_sums", "-g", "n=1024", "--min-reps", "2", "--max-reps", "2",
+                  "--no-calibrate", "--csv", path("r.csv"), "-q"}),
+        kExitOk)
+        << m_err.str();
+    const auto rows = csvRows(path("r.csv"));
+    ASSERT_EQ(rows.size(), 2u);
+    const auto& columns = rows[0].fields;
+    const auto fits = std::find(columns.begin(), columns.end(), "fits_in_cache") - columns.begin();
+    const std::string out = m_out.str();
+    if (device::hostInfo().lastLevelCacheBytes == 0) {
+        // No cache size where Linux would list it: no verdict, no mark, no legend.
+        EXPECT_EQ(rows[1].fields[fits], "");
+        EXPECT_EQ(out.find("working set fits"), std::string::npos) << out;
+        return;
+    }
+    // 1024 points of 16 bytes fit any last-level cache; without a ceiling the mark is on GB/s.
+    EXPECT_EQ(rows[1].fields[fits], "yes");
+    const auto legend = out.find("* working set fits in the last-level cache");
+    ASSERT_NE(legend, std::string::npos) << out;
+    EXPECT_EQ(out.find('\n', legend), out.size() - 1) << "one legend line, last: " << out;
+    const auto row = out.find("cpu_four_sums");
+    ASSERT_NE(row, std::string::npos) << out;
+    EXPECT_NE(out.substr(row, out.find('\n', row) - row).find("* "), std::string::npos) << out;
 }
 
 TEST_F(Cli, RunsOnAFileAndSweepsPrefixesOfIt)

@@ -79,6 +79,10 @@ Summary sample()
     s.device.memClockMHz = 2619;
     s.device.driverVersion = "580.159.04 (CUDA 13.0)";
     s.device.runtimeVersion = "13.0";
+    s.device.l2Bytes = 50u * 1024 * 1024;
+    s.device.lastLevelCacheBytes = s.device.l2Bytes;
+    s.cacheBytes = s.device.lastLevelCacheBytes;
+    s.cacheResident = true;
     s.version = "0.1.0";
     s.samplesMs = {0.12, 0.125, 0.15};
     s.deterministic = false;
@@ -94,7 +98,8 @@ TEST_F(ResultsIo, CsvColumnsAreTheDocumentedSchema)
         "max_ms", "stdev_ms", "noise_pct", "transfer_ms", "bytes", "gb_per_s", "flops", "gflop_per_s", "items",
         "item_name", "items_per_s", "peak_kind", "peak_value", "pct_of_peak", "delta_kind", "delta_value", "tolerance",
         "delta_details", "message", "device_kind", "device_index", "device_name", "sm_count", "compute_capability",
-        "sm_clock_mhz", "mem_clock_mhz", "driver_version", "runtime_version", "ks_version", "deterministic", "facts"};
+        "sm_clock_mhz", "mem_clock_mhz", "driver_version", "runtime_version", "ks_version", "deterministic", "facts",
+        "cache_bytes", "fits_in_cache"};
     EXPECT_EQ(csvColumns(), expected);
     EXPECT_EQ(csvRow(sample()).size(), expected.size());
 }
@@ -150,6 +155,10 @@ TEST_F(ResultsIo, JsonRoundTripKeepsEveryField)
     EXPECT_TRUE(std::isinf(back[0].delta.details[1].second));
     EXPECT_EQ(back[0].deterministic, std::optional<bool>(false));
     EXPECT_EQ(back[0].facts, s.facts);
+    EXPECT_EQ(back[0].cacheBytes, s.cacheBytes);
+    EXPECT_EQ(back[0].cacheResident, std::optional<bool>(true));
+    EXPECT_EQ(back[0].device.l2Bytes, s.device.l2Bytes);
+    EXPECT_EQ(back[0].device.lastLevelCacheBytes, s.device.lastLevelCacheBytes);
     std::ifstream in(path("r.json"));
     const auto j = nlohmann::ordered_json::parse(in);
     EXPECT_EQ(j["summaries"][0]["median_ms"].get<double>(), 0.125);
@@ -261,6 +270,44 @@ TEST_F(ResultsIo, CsvSaysDeterminismAndFacts)
     s.facts.clear();
     EXPECT_EQ(csvRow(s)[at("deterministic")], "");
     EXPECT_EQ(csvRow(s)[at("facts")], "");
+}
+
+TEST_F(ResultsIo, CsvAndJsonSayCacheResidency)
+{
+    Summary fits = sample();
+    Summary spills = sample();
+    spills.cacheResident = false;
+    Summary unknown = sample();
+    unknown.cacheBytes = 0;
+    unknown.cacheResident.reset();
+    const auto columns = csvColumns();
+    const auto at = [&](const std::string& name) {
+        return static_cast<std::size_t>(std::find(columns.begin(), columns.end(), name) - columns.begin());
+    };
+    EXPECT_EQ(csvRow(fits)[at("cache_bytes")], "52428800");
+    EXPECT_EQ(csvRow(fits)[at("fits_in_cache")], "yes");
+    EXPECT_EQ(csvRow(spills)[at("fits_in_cache")], "no");
+    EXPECT_EQ(csvRow(unknown)[at("cache_bytes")], "");
+    EXPECT_EQ(csvRow(unknown)[at("fits_in_cache")], "");
+
+    writeJson(path("r.json"), {fits, spills, unknown});
+    const auto back = readJson(path("r.json"));
+    ASSERT_EQ(back.size(), 3u);
+    EXPECT_EQ(back[0].cacheResident, std::optional<bool>(true));
+    EXPECT_EQ(back[1].cacheResident, std::optional<bool>(false));
+    EXPECT_EQ(back[2].cacheResident, std::nullopt);
+    EXPECT_EQ(back[2].cacheBytes, 0u);
+    for (std::size_t i = 0; i < back.size(); ++i)
+        EXPECT_EQ(csvRow(back[i]), csvRow(std::vector {fits, spills, unknown}[i]));
+
+    // A file written before residency existed reads back with no verdict rather than a guessed one.
+    auto old = toJson(fits);
+    old.erase("cache_bytes");
+    old.erase("fits_in_cache");
+    old.erase("device_llc_bytes");
+    const Summary before = summaryFromJson(old);
+    EXPECT_EQ(before.cacheResident, std::nullopt);
+    EXPECT_EQ(before.cacheBytes, 0u);
 }
 
 TEST_F(ResultsIo, ResultArraysAreSavedOneDatasetEach)
