@@ -3,6 +3,7 @@
 #include <QBrush>
 #include <QColor>
 #include <QFont>
+#include <QLocale>
 #include <algorithm>
 #include <cmath>
 
@@ -19,6 +20,17 @@ QString number(double v, int precision = 4)
 bool overTolerance(const Summary& s)
 {
     return s.delta.computed && !s.delta.withinTolerance();
+}
+
+/// The metric a run's ceiling is in: the % of ceiling is taken in it (runner.cpp fillRates).
+QString ceilingMetric(const Summary& s)
+{
+    return s.peakKind.ends_with("bandwidth") ? QStringLiteral("GB/s") : QStringLiteral("GFLOP/s");
+}
+
+QString bytesText(double bytes)
+{
+    return QLocale().formattedDataSize(static_cast<qint64>(bytes), 1, QLocale::DataSizeTraditionalFormat);
 }
 } // namespace
 
@@ -127,6 +139,16 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const
         }
         if (index.column() == VariantColumn)
             return QString::fromStdString(s.variantName);
+        if (index.column() == PctOfPeakColumn && timed && s.peakValue > 0) {
+            QString text = tr("%1 % of the measured %2 ceiling (%3 %4)")
+                               .arg(QString::number(s.pctOfPeak, 'f', 1), QString::fromStdString(s.peakKind),
+                                   QString::number(s.peakValue, 'f', 1), ceilingMetric(s));
+            if (s.cacheResident.value_or(false))
+                text += tr("\n* The working set (%1) fits in the last-level cache (%2): after its first touch it is "
+                           "read from cache even with flushing, so the rate may exceed the DRAM ceiling.")
+                            .arg(bytesText(s.bytes), bytesText(static_cast<double>(s.cacheBytes)));
+            return text;
+        }
         if (index.column() == MessageColumn)
             return QString::fromStdString(s.message);
         return {};
@@ -186,7 +208,12 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const
     case ItemRateColumn:
         return formatRate(s);
     case PctOfPeakColumn:
-        return timed && s.peakValue > 0 ? QString::number(s.pctOfPeak, 'f', 1) : QStringLiteral("—");
+        // The metric named in each cell: a FLOP/s % beside the GB/s column must not read as a bandwidth share.
+        return timed && s.peakValue > 0
+            ? QStringLiteral("%1%2 of %3")
+                  .arg(QString::number(s.pctOfPeak, 'f', 1),
+                      s.cacheResident.value_or(false) ? QStringLiteral("*") : QString(), ceilingMetric(s))
+            : QStringLiteral("—");
     case DeltaColumn:
         return formatDelta(s);
     case MessageColumn:

@@ -79,6 +79,32 @@ TEST(ResultsModel, OverToleranceIsFlaggedAndRed)
     EXPECT_DOUBLE_EQ(delta.data(ResultsModel::SortRole).toDouble(), 0.5);
 }
 
+TEST(ResultsModel, ThePercentOfCeilingNamesItsMetricAndMarksCacheResidentRuns)
+{
+    ResultsModel model;
+    Summary flops = summaryOf("r-4", "tiled_f32", Outcome::Passed, 0.0, 1e-3);
+    flops.peakKind = "fp32_fma";
+    flops.peakValue = 60000.0;
+    flops.pctOfPeak = 4.1;
+    Summary cached = summaryOf("r-5", "cpu_four_sums", Outcome::Passed, 0.0, 1e-9);
+    cached.peakKind = "read_bandwidth";
+    cached.peakValue = 43.4;
+    cached.pctOfPeak = 127.0;
+    cached.bytes = 262144;
+    cached.cacheBytes = 33554432;
+    cached.cacheResident = true;
+    model.addSummary(flops);
+    model.addSummary(cached);
+    const QModelIndex first = model.index(0, ResultsModel::PctOfPeakColumn);
+    const QModelIndex second = model.index(1, ResultsModel::PctOfPeakColumn);
+    EXPECT_EQ(first.data().toString(), QStringLiteral("4.1 of GFLOP/s"));
+    EXPECT_EQ(second.data().toString(), QStringLiteral("127.0* of GB/s"));
+    EXPECT_TRUE(first.data(Qt::ToolTipRole).toString().contains(QStringLiteral("fp32_fma ceiling (60000.0 GFLOP/s)")));
+    EXPECT_FALSE(first.data(Qt::ToolTipRole).toString().contains(QStringLiteral("cache")));
+    EXPECT_TRUE(second.data(Qt::ToolTipRole).toString().contains(QStringLiteral("fits in the last-level cache")));
+    EXPECT_DOUBLE_EQ(second.data(ResultsModel::SortRole).toDouble(), 127.0);
+}
+
 TEST(ResultsModel, ResetKeepsTheModelConsistent)
 {
     ResultsModel model;
