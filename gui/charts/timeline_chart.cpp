@@ -1,15 +1,12 @@
 #include "gui/charts/timeline_chart.h"
 
-#include "compute/core/stats.h"
 #include "gui/results_model.h"
 #include "gui/theme.h"
 
 #include <algorithm>
 #include <bit>
-#include <functional>
 #include <map>
 #include <qcustomplot.h>
-#include <queue>
 
 namespace ks::gui {
 
@@ -19,25 +16,33 @@ constexpr int kBandAlpha = 45;
 
 /// The median of the first i + 1 values, for every i: two heaps (a max-heap of the lower half, a min-heap of
 /// the upper half), O(n log n) for the whole run instead of a sort per repetition.
-QVector<double> runningMedians(const std::vector<double>& values)
+/// The running first quartile, median and third quartile of the repetitions so far (linear interpolation between
+/// order statistics). Quantiles of times are times: unlike a ± stdev band, the band never goes below zero and a
+/// few slow outliers do not widen it.
+struct RunningQuartiles {
+    QVector<double> lower, median, upper;
+};
+
+RunningQuartiles runningQuartiles(const std::vector<double>& values)
 {
-    std::priority_queue<double> lower;
-    std::priority_queue<double, std::vector<double>, std::greater<>> upper;
-    QVector<double> out;
-    out.reserve(static_cast<qsizetype>(values.size()));
+    RunningQuartiles out;
+    const auto n = static_cast<qsizetype>(values.size());
+    out.lower.reserve(n);
+    out.median.reserve(n);
+    out.upper.reserve(n);
+    std::vector<double> sorted;
+    sorted.reserve(values.size());
+    auto quantile = [&](double q) {
+        const double at = q * static_cast<double>(sorted.size() - 1);
+        const auto below = static_cast<std::size_t>(at);
+        const std::size_t above = std::min(below + 1, sorted.size() - 1);
+        return sorted[below] + (at - static_cast<double>(below)) * (sorted[above] - sorted[below]);
+    };
     for (double v : values) {
-        if (lower.empty() || v <= lower.top())
-            lower.push(v);
-        else
-            upper.push(v);
-        if (lower.size() > upper.size() + 1) {
-            upper.push(lower.top());
-            lower.pop();
-        } else if (upper.size() > lower.size()) {
-            lower.push(upper.top());
-            upper.pop();
-        }
-        out.push_back(lower.size() > upper.size() ? lower.top() : 0.5 * (lower.top() + upper.top()));
+        sorted.insert(std::upper_bound(sorted.begin(), sorted.end(), v), v);
+        out.lower.push_back(quantile(0.25));
+        out.median.push_back(quantile(0.5));
+        out.upper.push_back(quantile(0.75));
     }
     return out;
 }
@@ -84,16 +89,14 @@ void TimelineChart::rebuild()
         const bool over = !model()->isRunning(row) && s.delta.computed && !s.delta.withinTolerance();
 
         const auto n = static_cast<qsizetype>(s.samplesMs.size());
-        QVector<double> keys(n), times(n), lowerBand(n), upperBand(n);
-        const QVector<double> medians = runningMedians(s.samplesMs);
-        RunningStats stats;
+        QVector<double> keys(n), times(n);
+        const RunningQuartiles quartiles = runningQuartiles(s.samplesMs);
+        const QVector<double>& medians = quartiles.median;
+        const QVector<double>& lowerBand = quartiles.lower;
+        const QVector<double>& upperBand = quartiles.upper;
         for (qsizetype i = 0; i < n; ++i) {
-            const double ms = s.samplesMs[static_cast<std::size_t>(i)];
-            stats.add(ms);
             keys[i] = static_cast<double>(i);
-            times[i] = ms;
-            lowerBand[i] = medians[i] - stats.stdev();
-            upperBand[i] = medians[i] + stats.stdev();
+            times[i] = s.samplesMs[static_cast<std::size_t>(i)];
         }
 
         QColor fill = color;
@@ -134,7 +137,7 @@ void TimelineChart::rebuild()
         QCPGraph* key = p->addGraph();
         key->setPen(QPen(textColor(), 2));
         key->setBrush(band);
-        key->setName(tr("running median, ± stdev band"));
+        key->setName(tr("running median, interquartile band"));
     }
     rescaleWithMargin();
 }

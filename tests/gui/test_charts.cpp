@@ -176,6 +176,31 @@ TEST(TimelineChart, ShowsEveryRepetitionOfEachVariantsLatestRunWithMedianAndBand
     EXPECT_EQ(chart.title(), QStringLiteral("Timeline"));
 }
 
+TEST(TimelineChart, TheBandIsTheInterquartileRangeAndNeverGoesBelowZero)
+{
+    ResultsModel model;
+    TimelineChart chart(&model);
+    // One slow outlier among fast repetitions: a ± stdev band around the median would reach far below 0 ms.
+    const double times[] = {1.0, 1.2, 0.8, 100.0, 1.0, 1.1, 0.9};
+    for (int i = 0; i < 7; ++i)
+        model.addSample(makeSample("a-1", "a", i, times[i]));
+    chart.rebuildNow();
+    QCPGraph* upper = nullptr;
+    for (int i = 0; i < chart.plot()->graphCount(); ++i)
+        if (chart.plot()->graph(i)->channelFillGraph())
+            upper = chart.plot()->graph(i);
+    ASSERT_NE(upper, nullptr);
+    QCPGraph* lower = upper->channelFillGraph();
+    for (int i = 0; i < 7; ++i) {
+        EXPECT_GE(lower->data()->at(i)->value, 0.0) << i;
+        EXPECT_LE(lower->data()->at(i)->value, upper->data()->at(i)->value) << i;
+    }
+    // All seven sorted: 0.8 0.9 1.0 1.0 1.1 1.2 100; the quartiles at positions 1.5 and 4.5.
+    EXPECT_DOUBLE_EQ(lower->data()->at(6)->value, 0.95);
+    EXPECT_DOUBLE_EQ(upper->data()->at(6)->value, 1.15);
+    EXPECT_NE(graphNamed(chart.plot(), QStringLiteral("running median, interquartile band")), nullptr);
+}
+
 TEST(TimelineChart, FinishedRunOverToleranceGetsARedMedian)
 {
     ResultsModel model;
