@@ -7,7 +7,6 @@
 // arrive. The same forward kernels also score a trained network after a GPU variant's run (scoreImagesOnGpu,
 // gpu_scoring.h): held-out accuracy and the features file.
 #include "compute/device/cuda_check.cuh"
-#include "compute/device/cuda_prepared_run.cuh"
 #include "compute/device/device_info.h"
 #include "compute/device/launch.cuh"
 #include "compute/workloads/cnn/cnn.h"
@@ -16,7 +15,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 namespace ks::cnn::gpu {
 
@@ -37,19 +35,6 @@ struct TilePolicy {
 #define KS_CNN_FOR_EACH(i, count)                                                                                      \
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < (count);                              \
          i += std::size_t(gridDim.x) * blockDim.x)
-
-__global__ void gatherKernel(const float* images, const std::uint8_t* labels, std::size_t n, std::size_t imageSize,
-    std::uint64_t first, int batch, float* outImages, int* outLabels)
-{
-    KS_CNN_FOR_EACH(i, std::size_t(batch) * imageSize)
-    {
-        const std::size_t b = i / imageSize;
-        const std::size_t which = (first + b) % n;
-        outImages[i] = images[which * imageSize + i % imageSize];
-        if (i % imageSize == 0)
-            outLabels[b] = labels[which];
-    }
-}
 
 /// 2×2 max-pool, stride 2; the first maximum wins ties, as on the CPU.
 __global__ void poolKernel(const float* in, int batch, int c, int h, int w, float* out, std::uint32_t* argmax)
@@ -86,26 +71,6 @@ __global__ void fcKernel(
         for (int k = 0; k < inputs; ++k)
             sum += weight[std::size_t(o) * inputs + k] * in[b * inputs + k];
         out[i] = relu ? fmaxf(sum, 0.0f) : sum;
-    }
-}
-
-/// Per sample: its loss and dLogits = (softmax − one-hot) / batch.
-__global__ void softmaxKernel(
-    const float* logits, const int* labels, int batch, int classes, float* dLogits, float* losses)
-{
-    KS_CNN_FOR_EACH(b, std::size_t(batch))
-    {
-        const float* z = logits + b * classes;
-        float largest = z[0];
-        for (int k = 1; k < classes; ++k)
-            largest = fmaxf(largest, z[k]);
-        float sum = 0.0f;
-        for (int k = 0; k < classes; ++k)
-            sum += expf(z[k] - largest);
-        const float logSum = largest + logf(sum);
-        losses[b] = logSum - z[labels[b]];
-        for (int k = 0; k < classes; ++k)
-            dLogits[b * classes + k] = (expf(z[k] - logSum) - (k == labels[b] ? 1.0f : 0.0f)) / float(batch);
     }
 }
 
@@ -317,16 +282,6 @@ __global__ void convBackwardAtomicKernel(const float* in, const float* dOut, con
     }
 }
 
-__global__ void sgdKernel(
-    float* parameters, float* velocity, const float* gradient, std::size_t count, float lr, float momentum)
-{
-    KS_CNN_FOR_EACH(i, count)
-    {
-        velocity[i] = momentum * velocity[i] + gradient[i];
-        parameters[i] -= lr * velocity[i];
-    }
-}
-
 #undef KS_CNN_FOR_EACH
 
 unsigned blocks(std::size_t items)
@@ -348,14 +303,11 @@ void launchConvRelu(const float* input, int batch, int c, int h, int w, const fl
 /// The whole step on the device, in the seed's v2 (atomics) or v3 (atomic-free) decomposition.
 enum class Scheme { Atomics, AtomicFree };
 
-class DeviceTrainingRun final : public device::CudaPreparedRun, public TrainingRun {
+class SeedRun final : public DeviceTrainingRun {
 public:
-    DeviceTrainingRun(const data::Dataset& dataset, const ParamSet& params, Scheme scheme)
-        : m_scheme(scheme)
-        , m_set(dataset.as<data::ImageSet>())
-        , m_layout(layoutFor(m_set))
-        , m_settings(trainingSettings(params))
-        , m_initial(initialParameters(m_layout, m_settings.seed))
+    SeedRun(const data::Dataset& dataset, const ParamSet& params, Scheme scheme)
+        : DeviceTrainingRun(dataset, params, Arithmetic::Fp32)
+        , m_scheme(scheme)
     {
         if (m_set.size() == 0)
             throw SkipRun("no images");
@@ -376,17 +328,7 @@ public:
         device::requireDeviceMemory(floats * sizeof(float) + m_set.labels.size(),
             std::string(scheme == Scheme::Atomics ? "cnn v2_atomics" : "cnn v3_atomic_free") + " on "
                 + std::to_string(m_set.size()) + " images at batch " + std::to_string(b));
-        m_images = device::DeviceBuffer<float>(m_set.pixels.size());
-        m_labels = device::DeviceBuffer<std::uint8_t>(m_set.labels.size());
-        timedUpload([&] {
-            m_images.uploadAsync(m_set.pixels, stream());
-            m_labels.uploadAsync(m_set.labels, stream());
-        });
-        m_parameters = device::DeviceBuffer<float>(p);
-        m_velocity = device::DeviceBuffer<float>(p);
-        m_gradient = device::DeviceBuffer<float>(p);
-        m_initialDevice = device::DeviceBuffer<float>(p);
-        m_initialDevice.uploadAsync(m_initial, stream());
+        allocateState();
         m_batchImages = device::DeviceBuffer<float>(b * in.size());
         m_batchLabels = device::DeviceBuffer<int>(b);
         m_conv1 = device::DeviceBuffer<float>(b * c1.size());
@@ -403,121 +345,20 @@ public:
         m_dFc1 = device::DeviceBuffer<float>(b * Layout::kHidden);
         m_logits = device::DeviceBuffer<float>(b * Layout::kClasses);
         m_dLogits = device::DeviceBuffer<float>(b * Layout::kClasses);
-        m_losses = device::DeviceBuffer<float>(b);
         m_perSample = device::DeviceBuffer<float>(perSample);
-        m_hostLosses = device::PinnedBuffer<float>(b);
         reset();
     }
 
-    void reset() override
-    {
-        KS_CUDA_CHECK(cudaMemcpyAsync(
-            m_parameters.data(), m_initialDevice.data(), m_initialDevice.bytes(), cudaMemcpyDeviceToDevice, stream()));
-        m_velocity.fillBytesAsync(0, stream());
-        m_gradient.fillBytesAsync(0xff, stream()); // poisoned until a step computes it
-        m_step = 0;
-        m_lossPending = false;
-    }
-
-    void run() override
-    {
-        forwardBackward(m_step);
-        update();
-        m_losses.downloadAsync(std::span<float>(m_hostLosses.data(), m_hostLosses.size()), stream());
-        m_lossPending = true;
-        ++m_step;
-    }
-
-    std::optional<std::uint64_t> stateDigest() override { return weightsDigest(weights()); }
-    Facts facts() override { return trainingFacts(*this); }
-
-    std::vector<float> weights() override { return downloadWeights(m_parameters, stream()); }
-
-    /// The first step replayed from the initial weights with an event after every phase; the trained weights and
-    /// velocity are put back after.
-    LayerTimes layerTimes() override
-    {
-        SavedState saved(m_parameters, m_velocity, stream());
-        const LayerTimes times = m_phases.measure(
-            stream(),
-            [&] {
-                KS_CUDA_CHECK(cudaMemcpyAsync(m_parameters.data(), m_initialDevice.data(), m_initialDevice.bytes(),
-                    cudaMemcpyDeviceToDevice, stream()));
-                m_velocity.fillBytesAsync(0, stream());
-            },
-            [&] {
-                forwardBackward(0);
-                update();
-                mark("update");
-            });
-        saved.restore();
-        return times;
-    }
-
-    std::optional<double> metric() override
-    {
-        if (!m_lossPending)
-            return std::nullopt;
-        KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
-        m_lossPending = false;
-        return std::accumulate(m_hostLosses.data(), m_hostLosses.data() + m_hostLosses.size(), 0.0)
-            / double(m_hostLosses.size());
-    }
-
-    /// The first step's gradient and choices, recomputed from the initial weights (untimed), then the trained
-    /// weights restored.
-    Result fetch() override
-    {
-        device::DeviceBuffer<float> trained(m_parameters.size());
-        KS_CUDA_CHECK(
-            cudaMemcpyAsync(trained.data(), m_parameters.data(), trained.bytes(), cudaMemcpyDeviceToDevice, stream()));
-        KS_CUDA_CHECK(cudaMemcpyAsync(
-            m_parameters.data(), m_initialDevice.data(), m_initialDevice.bytes(), cudaMemcpyDeviceToDevice, stream()));
-        m_gradient.fillBytesAsync(0xff, stream());
-        forwardBackward(0);
-        std::vector<float> gradient(m_gradient.size());
-        m_gradient.downloadAsync(gradient, stream());
-        Decisions d;
-        d.relu1 = mask(m_conv1);
-        d.relu2 = mask(m_conv2);
-        d.relu3 = mask(m_fc1);
-        d.pool1.resize(m_arg1.size());
-        m_arg1.downloadAsync(d.pool1, stream());
-        d.pool2.resize(m_arg2.size());
-        m_arg2.downloadAsync(d.pool2, stream());
-        KS_CUDA_CHECK(
-            cudaMemcpyAsync(m_parameters.data(), trained.data(), trained.bytes(), cudaMemcpyDeviceToDevice, stream()));
-        KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
-        return makeResult(m_layout, std::vector<double>(gradient.begin(), gradient.end()), d, weights());
-    }
-
 private:
-    void update()
+    void update() override
     {
-        sgdKernel<<<blocks(m_parameters.size()), ElementwisePolicy::kThreads, 0, stream()>>>(m_parameters.data(),
-            m_velocity.data(), m_gradient.data(), m_parameters.size(), float(m_settings.lr),
-            float(m_settings.momentum));
-        KS_CUDA_CHECK_LAUNCH("cnn sgdKernel");
+        launchSgd(m_parameters.data(), m_velocity.data(), m_gradient.data(), m_parameters.size(), float(m_settings.lr),
+            float(m_settings.momentum), stream());
     }
 
-    /// Ends the phase `name` with an event, when layerTimes() is measuring (otherwise nothing).
-    void mark(const char* name) { m_phases.mark(name, stream()); }
+    Decisions decisions() override { return downloadDecisions(m_conv1, m_conv2, m_fc1, m_arg1, m_arg2); }
 
-    std::vector<std::uint8_t> mask(const device::DeviceBuffer<float>& values)
-    {
-        std::vector<float> host(values.size());
-        values.downloadAsync(host, stream());
-        KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
-        std::vector<std::uint8_t> on(host.size());
-        for (std::size_t i = 0; i < host.size(); ++i)
-            on[i] = host[i] > 0.0f;
-        return on;
-    }
-
-    float* param(const char* name) { return m_parameters.data() + m_layout.tensor(name).offset; }
-    float* grad(const char* name) { return m_gradient.data() + m_layout.tensor(name).offset; }
-
-    void forwardBackward(std::uint64_t step)
+    void forwardBackward(std::uint64_t step) override
     {
         const int b = m_settings.batch, threads = ElementwisePolicy::kThreads;
         const Shape in = m_layout.input(), p1 = m_layout.pool1Out();
@@ -525,9 +366,8 @@ private:
         const std::size_t nb = std::size_t(b);
         cudaStream_t s = stream();
 
-        gatherKernel<<<blocks(nb * in.size()), threads, 0, s>>>(m_images.data(), m_labels.data(), m_set.size(),
-            m_set.imageSize(), step * nb, b, m_batchImages.data(), m_batchLabels.data());
-        KS_CUDA_CHECK_LAUNCH("cnn gatherKernel");
+        launchGather(m_images.data(), m_labels.data(), m_set.size(), m_set.imageSize(), step * nb, b,
+            m_batchImages.data(), m_batchLabels.data(), s);
         mark("update");
         convRelu(m_batchImages.data(), in.c, in.h, in.w, "conv1", Layout::kConv1, m_conv1.data());
         mark("conv1 forward");
@@ -549,9 +389,8 @@ private:
             param("fc2.bias"), Layout::kClasses, false, m_logits.data());
         KS_CUDA_CHECK_LAUNCH("cnn fcKernel 2");
         mark("fc2 forward");
-        softmaxKernel<<<blocks(nb), threads, 0, s>>>(
-            m_logits.data(), m_batchLabels.data(), b, Layout::kClasses, m_dLogits.data(), m_losses.data());
-        KS_CUDA_CHECK_LAUNCH("cnn softmaxKernel");
+        launchSoftmaxLoss(
+            m_logits.data(), m_batchLabels.data(), b, Layout::kClasses, m_dLogits.data(), m_losses.data(), s);
         mark("loss");
 
         if (m_scheme == Scheme::Atomics)
@@ -669,20 +508,11 @@ private:
     }
 
     Scheme m_scheme;
-    const data::ImageSet& m_set;
-    Layout m_layout;
-    TrainingSettings m_settings;
-    std::vector<float> m_initial;
-    device::DeviceBuffer<float> m_images, m_parameters, m_velocity, m_gradient, m_initialDevice, m_batchImages;
-    device::DeviceBuffer<std::uint8_t> m_labels;
+    device::DeviceBuffer<float> m_batchImages;
     device::DeviceBuffer<int> m_batchLabels;
     device::DeviceBuffer<float> m_conv1, m_dConv1, m_pool1, m_dPool1, m_conv2, m_dConv2, m_pool2, m_dPool2;
     device::DeviceBuffer<std::uint32_t> m_arg1, m_arg2;
-    device::DeviceBuffer<float> m_fc1, m_dFc1, m_logits, m_dLogits, m_losses, m_perSample;
-    device::PinnedBuffer<float> m_hostLosses;
-    std::uint64_t m_step = 0;
-    bool m_lossPending = false;
-    PhaseEvents m_phases; ///< records an event after every phase while layerTimes() measures
+    device::DeviceBuffer<float> m_fc1, m_dFc1, m_logits, m_dLogits, m_perSample;
 };
 
 /// The variants' forward pass alone, for scoring a trained network: batches of normalised images uploaded from the
@@ -764,12 +594,12 @@ namespace ks::cnn {
 
 std::unique_ptr<PreparedRun> prepareV2Atomics(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return std::make_unique<gpu::DeviceTrainingRun>(d, p, gpu::Scheme::Atomics);
+    return std::make_unique<gpu::SeedRun>(d, p, gpu::Scheme::Atomics);
 }
 
 std::unique_ptr<PreparedRun> prepareV3AtomicFree(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
-    return std::make_unique<gpu::DeviceTrainingRun>(d, p, gpu::Scheme::AtomicFree);
+    return std::make_unique<gpu::SeedRun>(d, p, gpu::Scheme::AtomicFree);
 }
 
 void scoreImagesOnGpu(const Layout& layout, std::span<const float> weights, const data::ImageSet& set,
