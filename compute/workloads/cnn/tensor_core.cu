@@ -5,9 +5,8 @@
 // kernel flipped, the weight gradient over the batch's pixels cut into fixed chunks whose partial sums a second kernel
 // adds in a fixed order (split-K without atomics, so the step is deterministic). conv2's k runs tap-major (tap·C +
 // channel) so that a stage is one tap. The weight gradients run on a second stream beside the chain of input gradients.
-// Pooling, masks, softmax and SGD are small element-wise kernels.
+// Pooling, masks, softmax and SGD are small element-wise kernels (the last two device_training.cu's).
 #include "compute/device/cuda_check.cuh"
-#include "compute/device/cuda_prepared_run.cuh"
 #include "compute/device/device_info.h"
 #include "compute/device/launch.cuh"
 #include "compute/workloads/cnn/cnn.h"
@@ -16,7 +15,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <numeric>
 
 namespace ks::cnn::tc {
 
@@ -620,36 +618,6 @@ __global__ void tapMajorKernel(const float* weight, int outputs, int inputs, flo
     }
 }
 
-/// Per sample: its loss and dLogits = (softmax − one-hot) / batch.
-__global__ void softmaxKernel(
-    const float* logits, const int* labels, int batch, int classes, float* dLogits, float* losses)
-{
-    KS_CNN_TC_FOR_EACH(b, batch)
-    {
-        const float* z = logits + b * classes;
-        float largest = z[0];
-        for (int k = 1; k < classes; ++k)
-            largest = fmaxf(largest, z[k]);
-        float sum = 0.0f;
-        for (int k = 0; k < classes; ++k)
-            sum += expf(z[k] - largest);
-        const float logSum = largest + logf(sum);
-        losses[b] = logSum - z[labels[b]];
-        for (int k = 0; k < classes; ++k)
-            dLogits[b * classes + k] = (expf(z[k] - logSum) - (k == labels[b] ? 1.0f : 0.0f)) / float(batch);
-    }
-}
-
-__global__ void sgdKernel(
-    float* parameters, float* velocity, const float* gradient, int count, float lr, float momentum)
-{
-    KS_CNN_TC_FOR_EACH(i, count)
-    {
-        velocity[i] = momentum * velocity[i] + gradient[i];
-        parameters[i] -= lr * velocity[i];
-    }
-}
-
 #undef KS_CNN_TC_FOR_EACH
 
 // ---- host side --------------------------------------------------------------------------------------------------
@@ -712,13 +680,10 @@ void reduce(const float* slices, int count, int length, const float* bias, int p
 }
 
 /// The whole training step on tensor cores.
-class TensorCoreRun final : public device::CudaPreparedRun, public TrainingRun {
+class TensorCoreRun final : public DeviceTrainingRun {
 public:
     TensorCoreRun(const data::Dataset& dataset, const ParamSet& params)
-        : m_set(dataset.as<data::ImageSet>())
-        , m_layout(layoutFor(m_set))
-        , m_settings(trainingSettings(params))
-        , m_initial(initialParameters(m_layout, m_settings.seed))
+        : DeviceTrainingRun(dataset, params, Arithmetic::Tf32)
     {
         int device = 0, major = 0;
         KS_CUDA_CHECK(cudaGetDevice(&device));
@@ -757,17 +722,7 @@ public:
         device::requireDeviceMemory(floats * sizeof(float) + m_set.labels.size(),
             "cnn tensor_core_tf32 on " + std::to_string(m_set.size()) + " images at batch " + std::to_string(b));
 
-        m_images = device::DeviceBuffer<float>(m_set.pixels.size());
-        m_labels = device::DeviceBuffer<std::uint8_t>(m_set.labels.size());
-        timedUpload([&] {
-            m_images.uploadAsync(m_set.pixels, stream());
-            m_labels.uploadAsync(m_set.labels, stream());
-        });
-        m_parameters = device::DeviceBuffer<float>(p);
-        m_velocity = device::DeviceBuffer<float>(p);
-        m_gradient = device::DeviceBuffer<float>(p);
-        m_initialDevice = device::DeviceBuffer<float>(p);
-        m_initialDevice.uploadAsync(m_initial, stream());
+        allocateState();
         m_batchImages = device::DeviceBuffer<float>(b * in.size());
         m_batchLabels = device::DeviceBuffer<int>(b);
         m_conv1 = device::DeviceBuffer<float>(b * c1.size());
@@ -784,123 +739,21 @@ public:
         m_dFc1 = device::DeviceBuffer<float>(b * Layout::kHidden);
         m_logits = device::DeviceBuffer<float>(b * Layout::kClasses);
         m_dLogits = device::DeviceBuffer<float>(b * Layout::kClasses);
-        m_losses = device::DeviceBuffer<float>(b);
         m_workspace = device::DeviceBuffer<float>(workspace);
         m_sideWorkspace = device::DeviceBuffer<float>(sideWorkspace);
         m_w2Forward = device::DeviceBuffer<float>(m_layout.tensor("conv2.weight").count);
         m_w2ByInput = device::DeviceBuffer<float>(m_layout.tensor("conv2.weight").count);
-        m_hostLosses = device::PinnedBuffer<float>(b);
         reset();
     }
 
-    void reset() override
-    {
-        KS_CUDA_CHECK(cudaMemcpyAsync(
-            m_parameters.data(), m_initialDevice.data(), m_initialDevice.bytes(), cudaMemcpyDeviceToDevice, stream()));
-        m_velocity.fillBytesAsync(0, stream());
-        m_gradient.fillBytesAsync(0xff, stream()); // poisoned until a step computes it
-        m_step = 0;
-        m_lossPending = false;
-    }
-
-    void run() override
-    {
-        forwardBackward(m_step);
-        update();
-        m_losses.downloadAsync(std::span<float>(m_hostLosses.data(), m_hostLosses.size()), stream());
-        m_lossPending = true;
-        ++m_step;
-    }
-
-    std::optional<std::uint64_t> stateDigest() override { return weightsDigest(weights()); }
-    Facts facts() override { return trainingFacts(*this); }
-
-    std::vector<float> weights() override { return downloadWeights(m_parameters, stream()); }
-
-    /// The first step replayed from the initial weights with an event after every phase; the trained weights and
-    /// velocity are put back after.
-    LayerTimes layerTimes() override
-    {
-        SavedState saved(m_parameters, m_velocity, stream());
-        const LayerTimes times = m_phases.measure(
-            stream(),
-            [&] {
-                KS_CUDA_CHECK(cudaMemcpyAsync(m_parameters.data(), m_initialDevice.data(), m_initialDevice.bytes(),
-                    cudaMemcpyDeviceToDevice, stream()));
-                m_velocity.fillBytesAsync(0, stream());
-            },
-            [&] {
-                forwardBackward(0);
-                update();
-                mark("update");
-            });
-        saved.restore();
-        return times;
-    }
-
-    std::optional<double> metric() override
-    {
-        if (!m_lossPending)
-            return std::nullopt;
-        KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
-        m_lossPending = false;
-        return std::accumulate(m_hostLosses.data(), m_hostLosses.data() + m_hostLosses.size(), 0.0)
-            / double(m_hostLosses.size());
-    }
-
-    /// The first step's gradient and choices, recomputed from the initial weights (untimed), then the trained
-    /// weights restored.
-    Result fetch() override
-    {
-        device::DeviceBuffer<float> trained(m_parameters.size());
-        KS_CUDA_CHECK(
-            cudaMemcpyAsync(trained.data(), m_parameters.data(), trained.bytes(), cudaMemcpyDeviceToDevice, stream()));
-        KS_CUDA_CHECK(cudaMemcpyAsync(
-            m_parameters.data(), m_initialDevice.data(), m_initialDevice.bytes(), cudaMemcpyDeviceToDevice, stream()));
-        m_gradient.fillBytesAsync(0xff, stream());
-        forwardBackward(0);
-        std::vector<float> gradient(m_gradient.size());
-        m_gradient.downloadAsync(gradient, stream());
-        Decisions d;
-        d.relu1 = mask(m_conv1);
-        d.relu2 = mask(m_conv2);
-        d.relu3 = mask(m_fc1);
-        d.pool1.resize(m_arg1.size());
-        m_arg1.downloadAsync(d.pool1, stream());
-        d.pool2.resize(m_arg2.size());
-        m_arg2.downloadAsync(d.pool2, stream());
-        KS_CUDA_CHECK(
-            cudaMemcpyAsync(m_parameters.data(), trained.data(), trained.bytes(), cudaMemcpyDeviceToDevice, stream()));
-        KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
-        return makeResult(
-            m_layout, std::vector<double>(gradient.begin(), gradient.end()), d, weights(), Arithmetic::Tf32);
-    }
-
 private:
-    void update()
+    void update() override
     {
-        sgdKernel<<<blocks(m_parameters.size()), Policy::kElementwiseThreads, 0, stream()>>>(m_parameters.data(),
-            m_velocity.data(), m_gradient.data(), int(m_parameters.size()), float(m_settings.lr),
-            float(m_settings.momentum));
-        KS_CUDA_CHECK_LAUNCH("cnn tensor-core sgdKernel");
+        launchSgd(m_parameters.data(), m_velocity.data(), m_gradient.data(), m_parameters.size(), float(m_settings.lr),
+            float(m_settings.momentum), stream());
     }
 
-    /// Ends the phase `name` with an event, when layerTimes() is measuring (otherwise nothing).
-    void mark(const char* name) { m_phases.mark(name, stream()); }
-
-    std::vector<std::uint8_t> mask(const device::DeviceBuffer<float>& values)
-    {
-        std::vector<float> host(values.size());
-        values.downloadAsync(host, stream());
-        KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
-        std::vector<std::uint8_t> on(host.size());
-        for (std::size_t i = 0; i < host.size(); ++i)
-            on[i] = host[i] > 0.0f;
-        return on;
-    }
-
-    float* param(const char* name) { return m_parameters.data() + m_layout.tensor(name).offset; }
-    float* grad(const char* name) { return m_gradient.data() + m_layout.tensor(name).offset; }
+    Decisions decisions() override { return downloadDecisions(m_conv1, m_conv2, m_fc1, m_arg1, m_arg2); }
 
     void pool(const device::DeviceBuffer<float>& in, int channels, int h, int w, device::DeviceBuffer<float>& out,
         device::DeviceBuffer<std::uint32_t>& argmax)
@@ -920,7 +773,7 @@ private:
         KS_CUDA_CHECK_LAUNCH("cnn tensor-core poolBackwardKernel");
     }
 
-    void forwardBackward(std::uint64_t step)
+    void forwardBackward(std::uint64_t step) override
     {
         const int b = m_settings.batch, features = m_layout.flatFeatures();
         const Shape in = m_layout.input(), p1 = m_layout.pool1Out();
@@ -963,9 +816,7 @@ private:
             DenseOutput {m_logits.data(), kClasses, param("fc2.bias"), nullptr}, b, kClasses, kHidden,
             whole<Pol::Narrow>(kHidden), s);
         mark("fc2 forward");
-        softmaxKernel<<<blocks(nb), Pol::kElementwiseThreads, 0, s>>>(
-            m_logits.data(), m_batchLabels.data(), b, kClasses, m_dLogits.data(), m_losses.data());
-        KS_CUDA_CHECK_LAUNCH("cnn tensor-core softmaxKernel");
+        launchSoftmaxLoss(m_logits.data(), m_batchLabels.data(), b, kClasses, m_dLogits.data(), m_losses.data(), s);
         mark("loss");
 
         // Backward. The weight gradients (FC and conv2) run on a second stream beside the chain of input gradients
@@ -1018,25 +869,16 @@ private:
         mark("conv1 backward");
     }
 
-    const data::ImageSet& m_set;
-    Layout m_layout;
-    TrainingSettings m_settings;
-    std::vector<float> m_initial;
     SplitK m_conv1Split, m_conv2Split, m_fc1Split;
-    device::DeviceBuffer<float> m_images, m_parameters, m_velocity, m_gradient, m_initialDevice, m_batchImages;
-    device::DeviceBuffer<std::uint8_t> m_labels;
+    device::DeviceBuffer<float> m_batchImages;
     device::DeviceBuffer<int> m_batchLabels;
     device::DeviceBuffer<float> m_conv1, m_dConv1, m_pool1, m_dPool1, m_conv2, m_dConv2, m_pool2, m_dPool2;
     device::DeviceBuffer<std::uint32_t> m_arg1, m_arg2;
-    device::DeviceBuffer<float> m_fc1, m_dFc1, m_logits, m_dLogits, m_losses;
+    device::DeviceBuffer<float> m_fc1, m_dFc1, m_logits, m_dLogits;
     device::DeviceBuffer<float> m_workspace, m_sideWorkspace; ///< split-K slices of each stream
     device::DeviceBuffer<float> m_w2Forward, m_w2ByInput; ///< conv2's weights tap-major (tapMajorKernel)
     device::Stream m_side; ///< the weight gradients, beside the input-gradient chain
     device::Event m_lossDone, m_dFc1Done, m_dConv2Done, m_sideDone; ///< hand-overs between the two streams
-    device::PinnedBuffer<float> m_hostLosses;
-    std::uint64_t m_step = 0;
-    bool m_lossPending = false;
-    PhaseEvents m_phases; ///< records an event after every phase while layerTimes() measures
 };
 
 } // namespace
