@@ -15,7 +15,6 @@
 // to its first maximum, in both max modes, but does not document it.)
 #include "compute/device/cublas_loader.cuh"
 #include "compute/device/cuda_check.cuh"
-#include "compute/device/cuda_prepared_run.cuh"
 #include "compute/device/cudnn_loader.cuh"
 #include "compute/device/launch.cuh"
 #include "compute/workloads/cnn/cnn.h"
@@ -25,7 +24,6 @@
 #include <climits>
 #include <cmath>
 #include <memory>
-#include <numeric>
 #include <string>
 
 namespace ks::cnn::vendor {
@@ -44,19 +42,6 @@ struct Policy {
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < (count);                              \
          i += std::size_t(gridDim.x) * blockDim.x)
 
-__global__ void gatherKernel(const float* images, const std::uint8_t* labels, std::size_t n, std::size_t imageSize,
-    std::uint64_t first, int batch, float* outImages, int* outLabels)
-{
-    KS_CNN_FOR_EACH(i, std::size_t(batch) * imageSize)
-    {
-        const std::size_t b = i / imageSize;
-        const std::size_t which = (first + b) % n;
-        outImages[i] = images[which * imageSize + i % imageSize];
-        if (i % imageSize == 0)
-            outLabels[b] = labels[which];
-    }
-}
-
 /// out[b,o] += bias[o], then ReLU when asked (the GEMM before wrote the products).
 __global__ void fcBiasKernel(float* out, const float* bias, int batch, int outputs, bool relu)
 {
@@ -64,26 +49,6 @@ __global__ void fcBiasKernel(float* out, const float* bias, int batch, int outpu
     {
         const float v = out[i] + bias[i % outputs];
         out[i] = relu ? fmaxf(v, 0.0f) : v;
-    }
-}
-
-/// Per sample: its loss and dLogits = (softmax − one-hot) / batch.
-__global__ void softmaxKernel(
-    const float* logits, const int* labels, int batch, int classes, float* dLogits, float* losses)
-{
-    KS_CNN_FOR_EACH(b, std::size_t(batch))
-    {
-        const float* z = logits + b * classes;
-        float largest = z[0];
-        for (int k = 1; k < classes; ++k)
-            largest = fmaxf(largest, z[k]);
-        float sum = 0.0f;
-        for (int k = 0; k < classes; ++k)
-            sum += expf(z[k] - largest);
-        const float logSum = largest + logf(sum);
-        losses[b] = logSum - z[labels[b]];
-        for (int k = 0; k < classes; ++k)
-            dLogits[b * classes + k] = (expf(z[k] - logSum) - (k == labels[b] ? 1.0f : 0.0f)) / float(batch);
     }
 }
 
@@ -202,16 +167,6 @@ __global__ void poolDecisionKernel(const float* in, int batch, int c, int h, int
     }
 }
 
-__global__ void sgdKernel(
-    float* parameters, float* velocity, const float* gradient, std::size_t count, float lr, float momentum)
-{
-    KS_CNN_FOR_EACH(i, count)
-    {
-        velocity[i] = momentum * velocity[i] + gradient[i];
-        parameters[i] -= lr * velocity[i];
-    }
-}
-
 #undef KS_CNN_FOR_EACH
 
 unsigned blocks(std::size_t items)
@@ -286,13 +241,10 @@ struct ConvLayer {
     std::size_t workspace = 0;
 };
 
-class CudnnTrainingRun final : public device::CudaPreparedRun, public TrainingRun {
+class CudnnTrainingRun final : public DeviceTrainingRun {
 public:
     CudnnTrainingRun(const data::Dataset& dataset, const ParamSet& params)
-        : m_set(dataset.as<data::ImageSet>())
-        , m_layout(layoutFor(m_set))
-        , m_settings(trainingSettings(params))
-        , m_initial(initialParameters(m_layout, m_settings.seed))
+        : DeviceTrainingRun(dataset, params, Arithmetic::Fp32)
         , m_cudnn(stream())
         , m_cublas(stream())
         , m_pool(CUDNN_POOLING_MAX_DETERMINISTIC, 2, 2)
@@ -315,17 +267,7 @@ public:
                     + 3 * Layout::kClasses);
         device::requireDeviceMemory(floats * sizeof(float) + m_set.labels.size(),
             "cnn cudnn on " + std::to_string(m_set.size()) + " images at batch " + std::to_string(b));
-        m_images = device::DeviceBuffer<float>(m_set.pixels.size());
-        m_labels = device::DeviceBuffer<std::uint8_t>(m_set.labels.size());
-        timedUpload([&] {
-            m_images.uploadAsync(m_set.pixels, stream());
-            m_labels.uploadAsync(m_set.labels, stream());
-        });
-        m_parameters = device::DeviceBuffer<float>(p);
-        m_velocity = device::DeviceBuffer<float>(p);
-        m_gradient = device::DeviceBuffer<float>(p);
-        m_initialDevice = device::DeviceBuffer<float>(p);
-        m_initialDevice.uploadAsync(m_initial, stream());
+        allocateState();
         m_batchImages = device::DeviceBuffer<float>(b * in.size());
         m_batchLabels = device::DeviceBuffer<int>(b);
         m_conv1 = device::DeviceBuffer<float>(b * c1.size());
@@ -340,8 +282,6 @@ public:
         m_dFc1 = device::DeviceBuffer<float>(b * Layout::kHidden);
         m_logits = device::DeviceBuffer<float>(b * Layout::kClasses);
         m_dLogits = device::DeviceBuffer<float>(b * Layout::kClasses);
-        m_losses = device::DeviceBuffer<float>(b);
-        m_hostLosses = device::PinnedBuffer<float>(b);
         m_planeSums = device::DeviceBuffer<float>(b * Layout::kConv2);
 
         // cudnnFind* times every algorithm on buffers of its own; done once, untimed.
@@ -351,27 +291,6 @@ public:
         m_workspace = device::DeviceBuffer<unsigned char>(std::max(m_conv1Layer->workspace, m_conv2Layer->workspace));
         reset();
     }
-
-    void reset() override
-    {
-        KS_CUDA_CHECK(cudaMemcpyAsync(
-            m_parameters.data(), m_initialDevice.data(), m_initialDevice.bytes(), cudaMemcpyDeviceToDevice, stream()));
-        m_velocity.fillBytesAsync(0, stream());
-        m_gradient.fillBytesAsync(0xff, stream()); // poisoned until a step computes it
-        m_step = 0;
-        m_lossPending = false;
-    }
-
-    void run() override
-    {
-        forwardBackward(m_step);
-        update();
-        m_losses.downloadAsync(std::span<float>(m_hostLosses.data(), m_hostLosses.size()), stream());
-        m_lossPending = true;
-        ++m_step;
-    }
-
-    std::optional<std::uint64_t> stateDigest() override { return weightsDigest(weights()); }
 
     /// One step's time per layer, then the algorithms cuDNN chose (its enum values) and its version.
     Facts facts() override
@@ -387,76 +306,25 @@ public:
         return facts;
     }
 
-    std::vector<float> weights() override { return downloadWeights(m_parameters, stream()); }
-
-    /// The first step replayed from the initial weights with an event after every phase; the trained weights and
-    /// velocity are put back after.
-    LayerTimes layerTimes() override
+private:
+    void update() override
     {
-        SavedState saved(m_parameters, m_velocity, stream());
-        const LayerTimes times = m_phases.measure(
-            stream(),
-            [&] {
-                KS_CUDA_CHECK(cudaMemcpyAsync(m_parameters.data(), m_initialDevice.data(), m_initialDevice.bytes(),
-                    cudaMemcpyDeviceToDevice, stream()));
-                m_velocity.fillBytesAsync(0, stream());
-            },
-            [&] {
-                forwardBackward(0);
-                update();
-                mark("update");
-            });
-        saved.restore();
-        return times;
+        launchSgd(m_parameters.data(), m_velocity.data(), m_gradient.data(), m_parameters.size(), float(m_settings.lr),
+            float(m_settings.momentum), stream());
     }
 
-    std::optional<double> metric() override
-    {
-        if (!m_lossPending)
-            return std::nullopt;
-        KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
-        m_lossPending = false;
-        return std::accumulate(m_hostLosses.data(), m_hostLosses.data() + m_hostLosses.size(), 0.0)
-            / double(m_hostLosses.size());
-    }
-
-    /// The first step's gradient and choices, recomputed from the initial weights (untimed), then the trained
-    /// weights restored.
-    Result fetch() override
+    /// The decisions the backward pass followed, from the same tests it made (reluDecisionKernel, firstMaximum).
+    Decisions decisions() override
     {
         const Shape in = m_layout.input(), p1 = m_layout.pool1Out();
-        device::DeviceBuffer<float> trained(m_parameters.size());
-        KS_CUDA_CHECK(
-            cudaMemcpyAsync(trained.data(), m_parameters.data(), trained.bytes(), cudaMemcpyDeviceToDevice, stream()));
-        KS_CUDA_CHECK(cudaMemcpyAsync(
-            m_parameters.data(), m_initialDevice.data(), m_initialDevice.bytes(), cudaMemcpyDeviceToDevice, stream()));
-        m_gradient.fillBytesAsync(0xff, stream());
-        forwardBackward(0);
-        std::vector<float> gradient(m_gradient.size());
-        m_gradient.downloadAsync(gradient, stream());
         Decisions d;
         d.relu1 = reluDecisions(m_conv1);
         d.relu2 = reluDecisions(m_conv2);
         d.relu3 = reluDecisions(m_fc1);
         d.pool1 = poolDecisions(m_conv1, Layout::kConv1, in.h, in.w);
         d.pool2 = poolDecisions(m_conv2, Layout::kConv2, p1.h, p1.w);
-        KS_CUDA_CHECK(
-            cudaMemcpyAsync(m_parameters.data(), trained.data(), trained.bytes(), cudaMemcpyDeviceToDevice, stream()));
-        KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
-        return makeResult(m_layout, std::vector<double>(gradient.begin(), gradient.end()), d, weights());
+        return d;
     }
-
-private:
-    void update()
-    {
-        sgdKernel<<<blocks(m_parameters.size()), Policy::kThreads, 0, stream()>>>(m_parameters.data(),
-            m_velocity.data(), m_gradient.data(), m_parameters.size(), float(m_settings.lr),
-            float(m_settings.momentum));
-        KS_CUDA_CHECK_LAUNCH("cnn cudnn sgdKernel");
-    }
-
-    /// Ends the phase `name` with an event, when layerTimes() is measuring (otherwise nothing).
-    void mark(const char* name) { m_phases.mark(name, stream()); }
 
     std::vector<std::uint8_t> reluDecisions(const device::DeviceBuffer<float>& values)
     {
@@ -482,9 +350,6 @@ private:
         KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
         return host;
     }
-
-    float* param(const char* name) { return m_parameters.data() + m_layout.tensor(name).offset; }
-    float* grad(const char* name) { return m_gradient.data() + m_layout.tensor(name).offset; }
 
     /// C (m × n, column-major, ldc = m) = op(A) · op(B) in cuBLAS's column-major view of our row-major arrays.
     void sgemm(cublasOperation_t opA, cublasOperation_t opB, int m, int n, int k, const float* a, int lda,
@@ -542,7 +407,7 @@ private:
         KS_CUDA_CHECK_LAUNCH("cnn cudnn poolBackwardKernel");
     }
 
-    void forwardBackward(std::uint64_t step)
+    void forwardBackward(std::uint64_t step) override
     {
         const int b = m_settings.batch, threads = Policy::kThreads;
         const Shape in = m_layout.input(), p1 = m_layout.pool1Out();
@@ -550,9 +415,8 @@ private:
         const std::size_t nb = std::size_t(b);
         cudaStream_t s = stream();
 
-        gatherKernel<<<blocks(nb * in.size()), threads, 0, s>>>(m_images.data(), m_labels.data(), m_set.size(),
-            m_set.imageSize(), step * nb, b, m_batchImages.data(), m_batchLabels.data());
-        KS_CUDA_CHECK_LAUNCH("cnn cudnn gatherKernel");
+        launchGather(m_images.data(), m_labels.data(), m_set.size(), m_set.imageSize(), step * nb, b,
+            m_batchImages.data(), m_batchLabels.data(), s);
         mark("update");
         convForward(*m_conv1Layer, m_batchImages.data(), "conv1.weight", "conv1.bias", m_conv1.data());
         mark("conv1 forward");
@@ -573,9 +437,7 @@ private:
         fcBiasKernel<<<blocks(m_logits.size()), threads, 0, s>>>(m_logits.data(), param("fc2.bias"), b, classes, false);
         KS_CUDA_CHECK_LAUNCH("cnn cudnn fcBiasKernel 2");
         mark("fc2 forward");
-        softmaxKernel<<<blocks(nb), threads, 0, s>>>(
-            m_logits.data(), m_batchLabels.data(), b, classes, m_dLogits.data(), m_losses.data());
-        KS_CUDA_CHECK_LAUNCH("cnn cudnn softmaxKernel");
+        launchSoftmaxLoss(m_logits.data(), m_batchLabels.data(), b, classes, m_dLogits.data(), m_losses.data(), s);
         mark("loss");
 
         // dWᵀ (K × O) = Xᵀ · dY, dY [B, O] being column-major dYᵀ; dXᵀ (K × B) = Wᵀ · dYᵀ.
@@ -605,26 +467,17 @@ private:
         mark("conv1 backward");
     }
 
-    const data::ImageSet& m_set;
-    Layout m_layout;
-    TrainingSettings m_settings;
-    std::vector<float> m_initial;
     device::CudnnHandle m_cudnn;
     device::CublasHandle m_cublas;
     device::CudnnPooling m_pool;
     device::CudnnActivation m_relu;
     std::unique_ptr<ConvLayer> m_conv1Layer, m_conv2Layer;
     device::DeviceBuffer<unsigned char> m_workspace;
-    device::DeviceBuffer<float> m_images, m_parameters, m_velocity, m_gradient, m_initialDevice, m_batchImages;
-    device::DeviceBuffer<std::uint8_t> m_labels;
+    device::DeviceBuffer<float> m_batchImages;
     device::DeviceBuffer<int> m_batchLabels;
     device::DeviceBuffer<float> m_conv1, m_dConv1, m_pool1, m_dPool1, m_conv2, m_dConv2, m_pool2, m_dPool2;
-    device::DeviceBuffer<float> m_fc1, m_dFc1, m_logits, m_dLogits, m_losses;
+    device::DeviceBuffer<float> m_fc1, m_dFc1, m_logits, m_dLogits;
     device::DeviceBuffer<float> m_planeSums; ///< a convolution's bias gradient per (image, channel), summed after
-    device::PinnedBuffer<float> m_hostLosses;
-    std::uint64_t m_step = 0;
-    bool m_lossPending = false;
-    PhaseEvents m_phases; ///< records an event after every phase while layerTimes() measures
 };
 
 } // namespace
