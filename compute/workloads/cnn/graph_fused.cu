@@ -16,7 +16,6 @@
 // - FC1 forward as a split-K GEMM; its reduction, bias, ReLU, FC2, softmax cross-entropy and the FC2 input gradient in
 //   one kernel a sample per block; the batch reductions of the small gradients (FC2, the FC biases) in the update.
 #include "compute/device/cuda_check.cuh"
-#include "compute/device/cuda_prepared_run.cuh"
 #include "compute/device/device_info.h"
 #include "compute/device/launch.cuh"
 #include "compute/workloads/cnn/cnn.h"
@@ -991,13 +990,10 @@ std::pair<int, int> splitK(long long total, long long wanted, int granule)
 }
 
 /// The run, its GEMM tiles and split targets from `Tiles` (a Policy).
-template <class Tiles> class GraphFusedRun final : public device::CudaPreparedRun, public TrainingRun {
+template <class Tiles> class GraphFusedRun final : public DeviceTrainingRun {
 public:
     GraphFusedRun(const data::Dataset& dataset, const ParamSet& params)
-        : m_set(dataset.as<data::ImageSet>())
-        , m_layout(layoutFor(m_set))
-        , m_settings(trainingSettings(params))
-        , m_initial(initialParameters(m_layout, m_settings.seed))
+        : DeviceTrainingRun(dataset, params, Arithmetic::Fp32)
     {
         if (m_set.size() == 0)
             throw SkipRun("no images");
@@ -1029,18 +1025,8 @@ public:
             + std::size_t(m_w1Splits) * m_w1Slice;
         device::requireDeviceMemory(floats * sizeof(float) + m_set.labels.size() + nb * (p1.size() + p2.size()),
             "cnn graph_fused on " + std::to_string(m_set.size()) + " images at batch " + std::to_string(b));
-        m_images = device::DeviceBuffer<float>(m_set.pixels.size());
-        m_labels = device::DeviceBuffer<std::uint8_t>(m_set.labels.size());
-        timedUpload([&] {
-            m_images.uploadAsync(m_set.pixels, stream());
-            m_labels.uploadAsync(m_set.labels, stream());
-        });
-        m_parameters = device::DeviceBuffer<float>(p);
-        m_velocity = device::DeviceBuffer<float>(p);
-        m_gradient = device::DeviceBuffer<float>(p);
-        m_initialDevice = device::DeviceBuffer<float>(p);
-        m_initialDevice.uploadAsync(m_initial, stream());
-        m_step = device::DeviceBuffer<std::uint64_t>(2); // [0] the step, [1] saved while fetch or layerTimes replay
+        allocateState(LossReport::OwnMean);
+        m_deviceStep = device::DeviceBuffer<std::uint64_t>(1);
         m_pool1 = device::DeviceBuffer<float>(nb * p1.size());
         m_choice1 = device::DeviceBuffer<std::uint8_t>(nb * p1.size());
         m_dPool1 = device::DeviceBuffer<float>(nb * p1.size());
@@ -1053,80 +1039,15 @@ public:
         m_hidden = device::DeviceBuffer<float>(nb * Layout::kHidden);
         m_dHidden = device::DeviceBuffer<float>(nb * Layout::kHidden);
         m_dLogits = device::DeviceBuffer<float>(nb * Layout::kClasses);
-        m_losses = device::DeviceBuffer<float>(nb);
         m_w2Partials = device::DeviceBuffer<float>(std::size_t(m_w2Splits) * m_w2Slice);
         m_w1Partials = device::DeviceBuffer<float>(std::size_t(m_w1Splits) * m_w1Slice);
         m_hostLoss = device::PinnedBuffer<double>(1);
         reset();
-        m_graph = GraphExec::capture(stream(), [&] { enqueueStep(Mode::Graph); });
+        m_graph = GraphExec::capture(stream(), [&] {
+            forwardBackward(0);
+            update();
+        });
         KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
-    }
-
-    void reset() override
-    {
-        KS_CUDA_CHECK(cudaMemcpyAsync(
-            m_parameters.data(), m_initialDevice.data(), m_initialDevice.bytes(), cudaMemcpyDeviceToDevice, stream()));
-        m_velocity.fillBytesAsync(0, stream());
-        m_gradient.fillBytesAsync(0xff, stream()); // poisoned until a step computes it
-        KS_CUDA_CHECK(cudaMemsetAsync(m_step.data(), 0, sizeof(std::uint64_t), stream()));
-        m_lossPending = false;
-    }
-
-    void run() override
-    {
-        m_graph.launch(stream());
-        m_lossPending = true;
-    }
-
-    std::optional<double> metric() override
-    {
-        if (!m_lossPending)
-            return std::nullopt;
-        KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
-        m_lossPending = false;
-        return m_hostLoss[0];
-    }
-
-    std::optional<std::uint64_t> stateDigest() override { return weightsDigest(weights()); }
-    Facts facts() override { return trainingFacts(*this); }
-
-    std::vector<float> weights() override { return downloadWeights(m_parameters, stream()); }
-
-    /// The first step replayed from the initial weights, its kernels launched one by one with an event after every
-    /// phase; the trained weights, velocity and step are put back after.
-    LayerTimes layerTimes() override
-    {
-        Saved saved = save();
-        const LayerTimes times = m_phases.measure(
-            stream(), [&] { startFirstStep(); }, [&] { enqueueStep(Mode::Measure); });
-        restore(saved);
-        return times;
-    }
-
-    /// The first step's gradient and choices, recomputed from the initial weights (untimed, with every ReLU output
-    /// kept for the decisions), then the trained state restored.
-    Result fetch() override
-    {
-        const Shape in = m_layout.input(), p1 = m_layout.pool1Out();
-        const std::size_t nb = std::size_t(m_settings.batch);
-        if (m_full1.size() == 0) {
-            m_full1 = device::DeviceBuffer<float>(nb * m_layout.conv1Out().size());
-            m_full2 = device::DeviceBuffer<float>(nb * Layout::kConv2 * p1.h * p1.w);
-        }
-        Saved saved = save();
-        startFirstStep();
-        m_gradient.fillBytesAsync(0xff, stream());
-        enqueueStep(Mode::Fetch);
-        std::vector<float> gradient(m_gradient.size());
-        m_gradient.downloadAsync(gradient, stream());
-        Decisions d;
-        d.relu1 = positive(m_full1);
-        d.relu2 = positive(m_full2);
-        d.relu3 = positive(m_hidden);
-        d.pool1 = chosenPixels(m_choice1, in.w, p1.h, p1.w);
-        d.pool2 = chosenPixels(m_choice2, p1.w, p1.h / 2, p1.w / 2);
-        restore(saved);
-        return makeResult(m_layout, std::vector<double>(gradient.begin(), gradient.end()), d, weights());
     }
 
 private:
@@ -1134,58 +1055,63 @@ private:
     /// gradient), measured (one stream, an event after every phase) or for fetch (also every ReLU output).
     enum class Mode { Graph, Measure, Fetch };
 
-    struct Saved {
-        device::DeviceBuffer<float> parameters, velocity;
-    };
+    Mode currentMode() const { return m_fetching ? Mode::Fetch : m_phases.measuring() ? Mode::Measure : Mode::Graph; }
 
-    Saved save()
+    /// The whole step, graph and all: the update kernel also advances the step on the device and writes the mean loss.
+    void enqueueStep(std::uint64_t) override { m_graph.launch(stream()); }
+    double stepLoss() override { return m_hostLoss[0]; }
+
+    /// The kernels read the step from the device, where the update kernel advances it, so that the graph never
+    /// changes: reset() and a replay's restart clear it, and after a replay it comes back from the host's count.
+    void setDeviceStep(std::uint64_t step) override
     {
-        Saved saved {device::DeviceBuffer<float>(m_parameters.size()), device::DeviceBuffer<float>(m_velocity.size())};
-        KS_CUDA_CHECK(cudaMemcpyAsync(
-            saved.parameters.data(), m_parameters.data(), m_parameters.bytes(), cudaMemcpyDeviceToDevice, stream()));
-        KS_CUDA_CHECK(cudaMemcpyAsync(
-            saved.velocity.data(), m_velocity.data(), m_velocity.bytes(), cudaMemcpyDeviceToDevice, stream()));
-        KS_CUDA_CHECK(cudaMemcpyAsync(
-            m_step.data() + 1, m_step.data(), sizeof(std::uint64_t), cudaMemcpyDeviceToDevice, stream()));
-        return saved;
+        if (step == 0) {
+            KS_CUDA_CHECK(cudaMemsetAsync(m_deviceStep.data(), 0, sizeof(std::uint64_t), stream()));
+            return;
+        }
+        KS_CUDA_CHECK(cudaMemcpyAsync(m_deviceStep.data(), &step, sizeof step, cudaMemcpyHostToDevice, stream()));
+        KS_CUDA_CHECK(cudaStreamSynchronize(stream())); // `step` is on this stack
     }
 
-    void restore(const Saved& saved)
+    /// The first step with every ReLU output kept for the decisions: the gradient is finished by the update kernel.
+    void firstStepForFetch() override
     {
-        KS_CUDA_CHECK(cudaMemcpyAsync(
-            m_parameters.data(), saved.parameters.data(), m_parameters.bytes(), cudaMemcpyDeviceToDevice, stream()));
-        KS_CUDA_CHECK(cudaMemcpyAsync(
-            m_velocity.data(), saved.velocity.data(), m_velocity.bytes(), cudaMemcpyDeviceToDevice, stream()));
-        KS_CUDA_CHECK(cudaMemcpyAsync(
-            m_step.data(), m_step.data() + 1, sizeof(std::uint64_t), cudaMemcpyDeviceToDevice, stream()));
-        KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
-    }
-
-    /// The initial weights, no velocity, step 0.
-    void startFirstStep()
-    {
-        KS_CUDA_CHECK(cudaMemcpyAsync(
-            m_parameters.data(), m_initialDevice.data(), m_initialDevice.bytes(), cudaMemcpyDeviceToDevice, stream()));
+        const Shape p1 = m_layout.pool1Out();
+        const std::size_t nb = std::size_t(m_settings.batch);
+        if (m_full1.size() == 0) {
+            m_full1 = device::DeviceBuffer<float>(nb * m_layout.conv1Out().size());
+            m_full2 = device::DeviceBuffer<float>(nb * Layout::kConv2 * p1.h * p1.w);
+        }
         m_velocity.fillBytesAsync(0, stream());
-        KS_CUDA_CHECK(cudaMemsetAsync(m_step.data(), 0, sizeof(std::uint64_t), stream()));
+        setDeviceStep(0);
+        m_fetching = true;
+        forwardBackward(0);
+        update();
+        m_fetching = false;
     }
 
-    void mark(Mode mode, const char* phase)
+    Decisions decisions() override
     {
-        if (mode == Mode::Measure)
-            m_phases.mark(phase, stream());
+        const Shape in = m_layout.input(), p1 = m_layout.pool1Out();
+        Decisions d;
+        d.relu1 = passed(m_full1);
+        d.relu2 = passed(m_full2);
+        d.relu3 = passed(m_hidden);
+        d.pool1 = chosenPixels(m_choice1, in.w, p1.h, p1.w);
+        d.pool2 = chosenPixels(m_choice2, p1.w, p1.h / 2, p1.w / 2);
+        return d;
     }
-
-    float* param(const char* name) { return m_parameters.data() + m_layout.tensor(name).offset; }
 
     ConvSource imageSource()
     {
         const Shape in = m_layout.input();
-        return {m_images.data(), in.size(), in.c, in.h, in.w, m_step.data(), m_set.size(), m_settings.batch};
+        return {m_images.data(), in.size(), in.c, in.h, in.w, m_deviceStep.data(), m_set.size(), m_settings.batch};
     }
 
-    void enqueueStep(Mode mode)
+    /// The step up to its update; the device's step chooses the batch.
+    void forwardBackward(std::uint64_t) override
     {
+        const Mode mode = currentMode();
         const int b = m_settings.batch, features = m_layout.flatFeatures();
         const Shape in = m_layout.input(), p1 = m_layout.pool1Out();
         const Shape c2 {Layout::kConv2, p1.h, p1.w};
@@ -1206,7 +1132,7 @@ private:
             param("conv1.weight"), param("conv1.bias"), Layout::kConv1, m_pool1.data(), m_choice1.data(),
             mode == Mode::Fetch ? m_full1.data() : nullptr);
         KS_CUDA_CHECK_LAUNCH("cnn graph_fused convReluPoolKernel 1");
-        mark(mode, "conv1 forward");
+        mark("conv1 forward");
 
         if (mode == Mode::Fetch) {
             convReluKernel<<<elementwise, 256, 0, s>>>(
@@ -1218,17 +1144,17 @@ private:
             pool1, param("conv2.weight"), param("conv2.bias"), Layout::kConv2, m_pool2.data(), m_choice2.data(),
             mode == Mode::Fetch ? m_full2.data() : nullptr);
         KS_CUDA_CHECK_LAUNCH("cnn graph_fused convReluPoolKernel 2");
-        mark(mode, "conv2 forward");
+        mark("conv2 forward");
 
         using F1 = typename Tiles::Fc1Forward;
         fcForwardSplitKernel<F1><<<gridFor<F1>(b, Layout::kHidden, m_fcSplits), F1::kThreads, 0, s>>>(
             m_pool2.data(), param("fc1.weight"), b, features, Layout::kHidden, m_fcChunk, m_fcPartials.data());
         KS_CUDA_CHECK_LAUNCH("cnn graph_fused fcForwardSplitKernel");
         headKernel<<<unsigned(b), Layout::kHidden, 0, s>>>(m_fcPartials.data(), m_fcSplits, b, param("fc1.bias"),
-            param("fc2.weight"), param("fc2.bias"), m_labels.data(), m_step.data(), m_set.size(), m_hidden.data(),
+            param("fc2.weight"), param("fc2.bias"), m_labels.data(), m_deviceStep.data(), m_set.size(), m_hidden.data(),
             m_dLogits.data(), m_dHidden.data(), m_losses.data());
         KS_CUDA_CHECK_LAUNCH("cnn graph_fused headKernel");
-        mark(mode, "fc1 forward");
+        mark("fc1 forward");
 
         using FB = typename Tiles::Fc1Backward;
         const long long colTiles = (features + FB::kBN - 1) / FB::kBN;
@@ -1238,7 +1164,7 @@ private:
             m_choice2.data(), b, features, Layout::kHidden, PoolShape {Layout::kConv2, c2.h, c2.w},
             m_gradient.data() + m_layout.tensor("fc1.weight").offset, m_dConv2.data());
         KS_CUDA_CHECK_LAUNCH("cnn graph_fused fcBackwardKernel");
-        mark(mode, "fc1 backward");
+        mark("fc1 backward");
 
         if (mode == Mode::Graph) {
             m_fork.record(s);
@@ -1253,22 +1179,26 @@ private:
         convInputGradKernel<D2><<<gridFor<D2>(1LL * b * p1.h * p1.w, Layout::kConv1), D2::kThreads, 0, s>>>(
             dConv2, param("conv2.weight"), Layout::kConv1, m_pool1.data(), m_dPool1.data());
         KS_CUDA_CHECK_LAUNCH("cnn graph_fused convInputGradKernel");
-        mark(mode, "conv2 backward");
+        mark("conv2 backward");
 
         const int threads = std::min(Policy::kConv1GradMaxThreads, (m_w1Slice + 31) / 32 * 32);
         conv1WeightGradKernel<<<unsigned(m_w1Splits), unsigned(threads), 0, s>>>(
             images, m_dPool1.data(), m_choice1.data(), Layout::kConv1, m_w1Chunk, m_w1Partials.data());
         KS_CUDA_CHECK_LAUNCH("cnn graph_fused conv1WeightGradKernel");
-        mark(mode, "conv1 backward");
+        mark("conv1 backward");
 
         if (mode == Mode::Graph) {
             m_join.record(branch);
             KS_CUDA_CHECK(cudaStreamWaitEvent(s, m_join.get(), 0));
         }
+    }
+
+    /// The gradients finished, the SGD step, the mean loss to the host and the step advanced on the device.
+    void update() override
+    {
         const UpdateArgs args = updateArgs();
-        updateKernel<<<unsigned(args.blocks), Policy::kUpdateThreads, 0, s>>>(args);
+        updateKernel<<<unsigned(args.blocks), Policy::kUpdateThreads, 0, stream()>>>(args);
         KS_CUDA_CHECK_LAUNCH("cnn graph_fused updateKernel");
-        mark(mode, "update");
     }
 
     UpdateArgs updateArgs()
@@ -1304,20 +1234,9 @@ private:
         u.batch = m_settings.batch;
         u.lr = float(m_settings.lr);
         u.momentum = float(m_settings.momentum);
-        u.step = m_step.data();
+        u.step = m_deviceStep.data();
         u.loss = m_hostLoss.data();
         return u;
-    }
-
-    std::vector<std::uint8_t> positive(const device::DeviceBuffer<float>& values)
-    {
-        std::vector<float> host(values.size());
-        values.downloadAsync(host, stream());
-        KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
-        std::vector<std::uint8_t> on(host.size());
-        for (std::size_t i = 0; i < host.size(); ++i)
-            on[i] = host[i] > 0.0f;
-        return on;
     }
 
     /// Each window's choice (0–3) as the chosen pixel's index in its conv output plane of width `w`, for `oh` × `ow`
@@ -1336,25 +1255,18 @@ private:
         return at;
     }
 
-    const data::ImageSet& m_set;
-    Layout m_layout;
-    TrainingSettings m_settings;
-    std::vector<float> m_initial;
     int m_fcChunk = 0, m_fcSplits = 0, m_w2Chunk = 0, m_w2Splits = 0, m_w1Chunk = 0, m_w1Splits = 0;
     int m_w1Slice = 0, m_w2Slice = 0;
-    device::DeviceBuffer<float> m_images, m_parameters, m_velocity, m_gradient, m_initialDevice;
-    device::DeviceBuffer<std::uint8_t> m_labels;
-    device::DeviceBuffer<std::uint64_t> m_step;
+    device::DeviceBuffer<std::uint64_t> m_deviceStep; ///< the step the graph runs, which its update kernel advances
     device::DeviceBuffer<float> m_pool1, m_dPool1, m_dConv2, m_pool2;
     device::DeviceBuffer<std::uint8_t> m_choice1, m_choice2;
-    device::DeviceBuffer<float> m_fcPartials, m_hidden, m_dHidden, m_dLogits, m_losses, m_w2Partials, m_w1Partials;
+    device::DeviceBuffer<float> m_fcPartials, m_hidden, m_dHidden, m_dLogits, m_w2Partials, m_w1Partials;
     device::DeviceBuffer<float> m_full1, m_full2; ///< fetch only: every ReLU output of conv1 and conv2
-    device::PinnedBuffer<double> m_hostLoss;
+    device::PinnedBuffer<double> m_hostLoss; ///< the step's mean loss, which the update kernel writes
     device::Stream m_branch;
     device::Event m_fork, m_join;
     GraphExec m_graph;
-    bool m_lossPending = false;
-    PhaseEvents m_phases; ///< records an event after every phase while layerTimes() measures
+    bool m_fetching = false; ///< fetch() is enqueueing the first step
 };
 
 } // namespace
