@@ -303,10 +303,10 @@ void launchConvRelu(const float* input, int batch, int c, int h, int w, const fl
 /// The whole step on the device, in the seed's v2 (atomics) or v3 (atomic-free) decomposition.
 enum class Scheme { Atomics, AtomicFree };
 
-class SeedRun final : public DeviceTrainingRun {
+class SeedRun final : public LayeredTrainingRun {
 public:
     SeedRun(const data::Dataset& dataset, const ParamSet& params, Scheme scheme)
-        : DeviceTrainingRun(dataset, params, Arithmetic::Fp32)
+        : LayeredTrainingRun(dataset, params, Arithmetic::Fp32)
         , m_scheme(scheme)
     {
         if (m_set.size() == 0)
@@ -315,36 +315,15 @@ public:
         if (std::int64_t(m_settings.batch) * Layout::kConv2 > 65'535)
             throw SkipRun("batches of at most 1,023 images (batch × 64 channels on the grid's z axis, at most "
                           "65,535)");
-        const std::size_t b = std::size_t(m_settings.batch), p = m_layout.parameterCount();
-        const Shape in = m_layout.input(), c1 = m_layout.conv1Out(), p1 = m_layout.pool1Out();
-        const Shape c2 {Layout::kConv2, p1.h, p1.w}, p2 = m_layout.pool2Out();
+        const std::size_t b = std::size_t(m_settings.batch);
         const std::size_t perSample
             = b * std::max<std::size_t>(std::size_t(Layout::kHidden) * m_layout.flatFeatures(), 10 * Layout::kHidden);
-        const std::size_t floats = m_set.pixels.size() + 4 * p
-            + b
-                * (in.size() + 2 * c1.size() + 2 * p1.size() + 2 * c2.size() + 2 * p2.size() + 2 * Layout::kHidden
-                    + 3 * Layout::kClasses)
-            + perSample;
+        const std::size_t floats = stateFloats() + perSample;
         device::requireDeviceMemory(floats * sizeof(float) + m_set.labels.size(),
             std::string(scheme == Scheme::Atomics ? "cnn v2_atomics" : "cnn v3_atomic_free") + " on "
                 + std::to_string(m_set.size()) + " images at batch " + std::to_string(b));
         allocateState();
-        m_batchImages = device::DeviceBuffer<float>(b * in.size());
-        m_batchLabels = device::DeviceBuffer<int>(b);
-        m_conv1 = device::DeviceBuffer<float>(b * c1.size());
-        m_dConv1 = device::DeviceBuffer<float>(b * c1.size());
-        m_pool1 = device::DeviceBuffer<float>(b * p1.size());
-        m_dPool1 = device::DeviceBuffer<float>(b * p1.size());
-        m_arg1 = device::DeviceBuffer<std::uint32_t>(b * p1.size());
-        m_conv2 = device::DeviceBuffer<float>(b * c2.size());
-        m_dConv2 = device::DeviceBuffer<float>(b * c2.size());
-        m_pool2 = device::DeviceBuffer<float>(b * p2.size());
-        m_dPool2 = device::DeviceBuffer<float>(b * p2.size());
-        m_arg2 = device::DeviceBuffer<std::uint32_t>(b * p2.size());
-        m_fc1 = device::DeviceBuffer<float>(b * Layout::kHidden);
-        m_dFc1 = device::DeviceBuffer<float>(b * Layout::kHidden);
-        m_logits = device::DeviceBuffer<float>(b * Layout::kClasses);
-        m_dLogits = device::DeviceBuffer<float>(b * Layout::kClasses);
+        allocateLayers(PoolChoices::Kept);
         m_perSample = device::DeviceBuffer<float>(perSample);
         reset();
     }
@@ -355,8 +334,6 @@ private:
         launchSgd(m_parameters.data(), m_velocity.data(), m_gradient.data(), m_parameters.size(), float(m_settings.lr),
             float(m_settings.momentum), stream());
     }
-
-    Decisions decisions() override { return downloadDecisions(m_conv1, m_conv2, m_fc1, m_arg1, m_arg2); }
 
     void forwardBackward(std::uint64_t step) override
     {
@@ -508,11 +485,7 @@ private:
     }
 
     Scheme m_scheme;
-    device::DeviceBuffer<float> m_batchImages;
-    device::DeviceBuffer<int> m_batchLabels;
-    device::DeviceBuffer<float> m_conv1, m_dConv1, m_pool1, m_dPool1, m_conv2, m_dConv2, m_pool2, m_dPool2;
-    device::DeviceBuffer<std::uint32_t> m_arg1, m_arg2;
-    device::DeviceBuffer<float> m_fc1, m_dFc1, m_logits, m_dLogits, m_perSample;
+    device::DeviceBuffer<float> m_perSample; ///< v3's FC weight gradient per sample, before the reduction
 };
 
 /// The variants' forward pass alone, for scoring a trained network: batches of normalised images uploaded from the

@@ -241,10 +241,10 @@ struct ConvLayer {
     std::size_t workspace = 0;
 };
 
-class CudnnTrainingRun final : public DeviceTrainingRun {
+class CudnnTrainingRun final : public LayeredTrainingRun {
 public:
     CudnnTrainingRun(const data::Dataset& dataset, const ParamSet& params)
-        : DeviceTrainingRun(dataset, params, Arithmetic::Fp32)
+        : LayeredTrainingRun(dataset, params, Arithmetic::Fp32)
         , m_cudnn(stream())
         , m_cublas(stream())
         , m_pool(CUDNN_POOLING_MAX_DETERMINISTIC, 2, 2)
@@ -252,36 +252,18 @@ public:
     {
         if (m_set.size() == 0)
             throw SkipRun("no images");
-        const std::size_t b = std::size_t(m_settings.batch), p = m_layout.parameterCount();
+        const std::size_t b = std::size_t(m_settings.batch);
         const Shape in = m_layout.input(), c1 = m_layout.conv1Out(), p1 = m_layout.pool1Out();
-        const Shape c2 {Layout::kConv2, p1.h, p1.w}, p2 = m_layout.pool2Out();
         // cuDNN's 4-d descriptors count a tensor's elements in int.
         if (b * std::max(in.size(), c1.size()) > std::size_t(INT_MAX))
             throw SkipRun("cuDNN tensors of at most 2³¹ − 1 elements: batch × " + std::to_string(c1.size()) + " here");
         // Float32 products and sums in FMA: TF32 would need CUBLAS_TF32_TENSOR_OP_MATH or a TF32 compute type.
         KS_CUBLAS_CHECK(device::cublas().setMathMode(m_cublas.get(), CUBLAS_DEFAULT_MATH));
 
-        const std::size_t floats = m_set.pixels.size() + 4 * p
-            + b
-                * (in.size() + 2 * c1.size() + 2 * p1.size() + 2 * c2.size() + 2 * p2.size() + 2 * Layout::kHidden
-                    + 3 * Layout::kClasses);
-        device::requireDeviceMemory(floats * sizeof(float) + m_set.labels.size(),
+        device::requireDeviceMemory(stateFloats() * sizeof(float) + m_set.labels.size(),
             "cnn cudnn on " + std::to_string(m_set.size()) + " images at batch " + std::to_string(b));
         allocateState();
-        m_batchImages = device::DeviceBuffer<float>(b * in.size());
-        m_batchLabels = device::DeviceBuffer<int>(b);
-        m_conv1 = device::DeviceBuffer<float>(b * c1.size());
-        m_dConv1 = device::DeviceBuffer<float>(b * c1.size());
-        m_pool1 = device::DeviceBuffer<float>(b * p1.size());
-        m_dPool1 = device::DeviceBuffer<float>(b * p1.size());
-        m_conv2 = device::DeviceBuffer<float>(b * c2.size());
-        m_dConv2 = device::DeviceBuffer<float>(b * c2.size());
-        m_pool2 = device::DeviceBuffer<float>(b * p2.size());
-        m_dPool2 = device::DeviceBuffer<float>(b * p2.size());
-        m_fc1 = device::DeviceBuffer<float>(b * Layout::kHidden);
-        m_dFc1 = device::DeviceBuffer<float>(b * Layout::kHidden);
-        m_logits = device::DeviceBuffer<float>(b * Layout::kClasses);
-        m_dLogits = device::DeviceBuffer<float>(b * Layout::kClasses);
+        allocateLayers(PoolChoices::NotKept);
         m_planeSums = device::DeviceBuffer<float>(b * Layout::kConv2);
 
         // cudnnFind* times every algorithm on buffers of its own; done once, untimed.
@@ -473,10 +455,6 @@ private:
     device::CudnnActivation m_relu;
     std::unique_ptr<ConvLayer> m_conv1Layer, m_conv2Layer;
     device::DeviceBuffer<unsigned char> m_workspace;
-    device::DeviceBuffer<float> m_batchImages;
-    device::DeviceBuffer<int> m_batchLabels;
-    device::DeviceBuffer<float> m_conv1, m_dConv1, m_pool1, m_dPool1, m_conv2, m_dConv2, m_pool2, m_dPool2;
-    device::DeviceBuffer<float> m_fc1, m_dFc1, m_logits, m_dLogits;
     device::DeviceBuffer<float> m_planeSums; ///< a convolution's bias gradient per (image, channel), summed after
 };
 

@@ -271,18 +271,58 @@ std::vector<std::uint8_t> DeviceTrainingRun::passed(const device::DeviceBuffer<f
     return on;
 }
 
-Decisions DeviceTrainingRun::downloadDecisions(const device::DeviceBuffer<float>& relu1,
-    const device::DeviceBuffer<float>& relu2, const device::DeviceBuffer<float>& relu3,
-    const device::DeviceBuffer<std::uint32_t>& pool1, const device::DeviceBuffer<std::uint32_t>& pool2)
+LayeredTrainingRun::LayeredTrainingRun(const data::Dataset& dataset, const ParamSet& params, Arithmetic arithmetic)
+    : DeviceTrainingRun(dataset, params, arithmetic)
+{
+}
+
+std::size_t LayeredTrainingRun::stateFloats() const
+{
+    const std::size_t b = std::size_t(m_settings.batch);
+    const Shape in = m_layout.input(), c1 = m_layout.conv1Out(), p1 = m_layout.pool1Out(), p2 = m_layout.pool2Out();
+    const Shape c2 {Layout::kConv2, p1.h, p1.w};
+    return m_set.pixels.size() + 4 * m_layout.parameterCount()
+        + b
+        * (in.size() + 2 * c1.size() + 2 * p1.size() + 2 * c2.size() + 2 * p2.size() + 2 * Layout::kHidden
+            + 3 * Layout::kClasses);
+}
+
+void LayeredTrainingRun::allocateLayers(PoolChoices pools)
+{
+    const std::size_t b = std::size_t(m_settings.batch);
+    const Shape in = m_layout.input(), c1 = m_layout.conv1Out(), p1 = m_layout.pool1Out(), p2 = m_layout.pool2Out();
+    const Shape c2 {Layout::kConv2, p1.h, p1.w};
+    const bool kept = pools == PoolChoices::Kept;
+    m_batchImages = device::DeviceBuffer<float>(b * in.size());
+    m_batchLabels = device::DeviceBuffer<int>(b);
+    m_conv1 = device::DeviceBuffer<float>(b * c1.size());
+    m_dConv1 = device::DeviceBuffer<float>(b * c1.size());
+    m_pool1 = device::DeviceBuffer<float>(b * p1.size());
+    m_dPool1 = device::DeviceBuffer<float>(b * p1.size());
+    if (kept)
+        m_arg1 = device::DeviceBuffer<std::uint32_t>(b * p1.size());
+    m_conv2 = device::DeviceBuffer<float>(b * c2.size());
+    m_dConv2 = device::DeviceBuffer<float>(b * c2.size());
+    m_pool2 = device::DeviceBuffer<float>(b * p2.size());
+    m_dPool2 = device::DeviceBuffer<float>(b * p2.size());
+    if (kept)
+        m_arg2 = device::DeviceBuffer<std::uint32_t>(b * p2.size());
+    m_fc1 = device::DeviceBuffer<float>(b * Layout::kHidden);
+    m_dFc1 = device::DeviceBuffer<float>(b * Layout::kHidden);
+    m_logits = device::DeviceBuffer<float>(b * Layout::kClasses);
+    m_dLogits = device::DeviceBuffer<float>(b * Layout::kClasses);
+}
+
+Decisions LayeredTrainingRun::decisions()
 {
     Decisions d;
-    d.relu1 = passed(relu1);
-    d.relu2 = passed(relu2);
-    d.relu3 = passed(relu3);
-    d.pool1.resize(pool1.size());
-    pool1.downloadAsync(d.pool1, stream());
-    d.pool2.resize(pool2.size());
-    pool2.downloadAsync(d.pool2, stream());
+    d.relu1 = passed(m_conv1);
+    d.relu2 = passed(m_conv2);
+    d.relu3 = passed(m_fc1);
+    d.pool1.resize(m_arg1.size());
+    m_arg1.downloadAsync(d.pool1, stream());
+    d.pool2.resize(m_arg2.size());
+    m_arg2.downloadAsync(d.pool2, stream());
     KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
     return d;
 }

@@ -122,10 +122,6 @@ protected:
     float* grad(const char* name) { return m_gradient.data() + m_layout.tensor(name).offset; }
     /// 1 where a ReLU output passed (is positive), read back.
     std::vector<std::uint8_t> passed(const device::DeviceBuffer<float>& reluOutput);
-    /// Decisions from the three ReLU outputs and the two pools' choices (each an index in its input plane).
-    Decisions downloadDecisions(const device::DeviceBuffer<float>& relu1, const device::DeviceBuffer<float>& relu2,
-        const device::DeviceBuffer<float>& relu3, const device::DeviceBuffer<std::uint32_t>& pool1,
-        const device::DeviceBuffer<std::uint32_t>& pool2);
 
     const data::ImageSet& m_set;
     Layout m_layout;
@@ -145,6 +141,31 @@ private:
     void restartFromInitial();
 
     Arithmetic m_arithmetic;
+};
+
+/// A DeviceTrainingRun whose step goes layer by layer, each layer's output and gradient in a buffer of its own (v2/v3,
+/// tensor_core_tf32, cudnn). Its decisions are read from those outputs and the pools' choices.
+class LayeredTrainingRun : public DeviceTrainingRun {
+protected:
+    /// Whether the forward pools keep their choices (m_arg1, m_arg2) for the backward pass and the decisions.
+    enum class PoolChoices { Kept, NotKept };
+
+    LayeredTrainingRun(const data::Dataset& dataset, const ParamSet& params, Arithmetic arithmetic);
+
+    /// The floats allocateState() and allocateLayers() take, for a variant's requireDeviceMemory (its own buffers
+    /// added).
+    std::size_t stateFloats() const;
+    /// The batch's buffers (after allocateState()).
+    void allocateLayers(PoolChoices pools);
+
+    /// The ReLU outputs' signs and the pools' choices, as the step left them.
+    Decisions decisions() override;
+
+    device::DeviceBuffer<float> m_batchImages;
+    device::DeviceBuffer<int> m_batchLabels;
+    device::DeviceBuffer<float> m_conv1, m_dConv1, m_pool1, m_dPool1, m_conv2, m_dConv2, m_pool2, m_dPool2;
+    device::DeviceBuffer<std::uint32_t> m_arg1, m_arg2; ///< each pool window's chosen input, within its plane
+    device::DeviceBuffer<float> m_fc1, m_dFc1, m_logits, m_dLogits;
 };
 
 } // namespace ks::cnn

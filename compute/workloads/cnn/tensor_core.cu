@@ -680,10 +680,10 @@ void reduce(const float* slices, int count, int length, const float* bias, int p
 }
 
 /// The whole training step on tensor cores.
-class TensorCoreRun final : public DeviceTrainingRun {
+class TensorCoreRun final : public LayeredTrainingRun {
 public:
     TensorCoreRun(const data::Dataset& dataset, const ParamSet& params)
-        : DeviceTrainingRun(dataset, params, Arithmetic::Tf32)
+        : LayeredTrainingRun(dataset, params, Arithmetic::Tf32)
     {
         int device = 0, major = 0;
         KS_CUDA_CHECK(cudaGetDevice(&device));
@@ -693,7 +693,6 @@ public:
         if (m_set.size() == 0)
             throw SkipRun("no images");
         const Shape in = m_layout.input(), c1 = m_layout.conv1Out(), p1 = m_layout.pool1Out();
-        const Shape c2 {Layout::kConv2, p1.h, p1.w}, p2 = m_layout.pool2Out();
         const std::size_t b = std::size_t(m_settings.batch), p = m_layout.parameterCount();
         // The kernels index a batch's tensors, the parameters and the images with int (grid-stride loops step past the
         // end, hence half int's range): conv1's output (or the input, were it wider) is the largest activation.
@@ -714,31 +713,12 @@ public:
         const std::size_t workspace = std::max(std::size_t(m_conv1Split.splits) * (Layout::kConv1 * (taps1 + 1)),
             std::size_t(m_fc1Split.splits) * b * Layout::kHidden);
         const std::size_t sideWorkspace = std::size_t(m_conv2Split.splits) * (Layout::kConv2 * (taps2 + 1));
-        const std::size_t floats = m_set.pixels.size() + 4 * p + workspace + sideWorkspace
-            + 2 * std::size_t(taps2) * Layout::kConv2
-            + b
-                * (in.size() + 2 * c1.size() + 2 * p1.size() + 2 * c2.size() + 2 * p2.size() + 2 * Layout::kHidden
-                    + 3 * Layout::kClasses);
+        const std::size_t floats = stateFloats() + workspace + sideWorkspace + 2 * std::size_t(taps2) * Layout::kConv2;
         device::requireDeviceMemory(floats * sizeof(float) + m_set.labels.size(),
             "cnn tensor_core_tf32 on " + std::to_string(m_set.size()) + " images at batch " + std::to_string(b));
 
         allocateState();
-        m_batchImages = device::DeviceBuffer<float>(b * in.size());
-        m_batchLabels = device::DeviceBuffer<int>(b);
-        m_conv1 = device::DeviceBuffer<float>(b * c1.size());
-        m_dConv1 = device::DeviceBuffer<float>(b * c1.size());
-        m_pool1 = device::DeviceBuffer<float>(b * p1.size());
-        m_dPool1 = device::DeviceBuffer<float>(b * p1.size());
-        m_arg1 = device::DeviceBuffer<std::uint32_t>(b * p1.size());
-        m_conv2 = device::DeviceBuffer<float>(b * c2.size());
-        m_dConv2 = device::DeviceBuffer<float>(b * c2.size());
-        m_pool2 = device::DeviceBuffer<float>(b * p2.size());
-        m_dPool2 = device::DeviceBuffer<float>(b * p2.size());
-        m_arg2 = device::DeviceBuffer<std::uint32_t>(b * p2.size());
-        m_fc1 = device::DeviceBuffer<float>(b * Layout::kHidden);
-        m_dFc1 = device::DeviceBuffer<float>(b * Layout::kHidden);
-        m_logits = device::DeviceBuffer<float>(b * Layout::kClasses);
-        m_dLogits = device::DeviceBuffer<float>(b * Layout::kClasses);
+        allocateLayers(PoolChoices::Kept);
         m_workspace = device::DeviceBuffer<float>(workspace);
         m_sideWorkspace = device::DeviceBuffer<float>(sideWorkspace);
         m_w2Forward = device::DeviceBuffer<float>(m_layout.tensor("conv2.weight").count);
@@ -752,8 +732,6 @@ private:
         launchSgd(m_parameters.data(), m_velocity.data(), m_gradient.data(), m_parameters.size(), float(m_settings.lr),
             float(m_settings.momentum), stream());
     }
-
-    Decisions decisions() override { return downloadDecisions(m_conv1, m_conv2, m_fc1, m_arg1, m_arg2); }
 
     void pool(const device::DeviceBuffer<float>& in, int channels, int h, int w, device::DeviceBuffer<float>& out,
         device::DeviceBuffer<std::uint32_t>& argmax)
@@ -870,11 +848,6 @@ private:
     }
 
     SplitK m_conv1Split, m_conv2Split, m_fc1Split;
-    device::DeviceBuffer<float> m_batchImages;
-    device::DeviceBuffer<int> m_batchLabels;
-    device::DeviceBuffer<float> m_conv1, m_dConv1, m_pool1, m_dPool1, m_conv2, m_dConv2, m_pool2, m_dPool2;
-    device::DeviceBuffer<std::uint32_t> m_arg1, m_arg2;
-    device::DeviceBuffer<float> m_fc1, m_dFc1, m_logits, m_dLogits;
     device::DeviceBuffer<float> m_workspace, m_sideWorkspace; ///< split-K slices of each stream
     device::DeviceBuffer<float> m_w2Forward, m_w2ByInput; ///< conv2's weights tap-major (tapMajorKernel)
     device::Stream m_side; ///< the weight gradients, beside the input-gradient chain
