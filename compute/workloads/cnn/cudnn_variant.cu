@@ -299,13 +299,11 @@ private:
     Decisions decisions() override
     {
         const Shape in = m_layout.input(), p1 = m_layout.pool1Out();
-        Decisions d;
-        d.relu1 = reluDecisions(m_conv1);
-        d.relu2 = reluDecisions(m_conv2);
-        d.relu3 = reluDecisions(m_fc1);
-        d.pool1 = poolDecisions(m_conv1, Layout::kConv1, in.h, in.w);
-        d.pool2 = poolDecisions(m_conv2, Layout::kConv2, p1.h, p1.w);
-        return d;
+        return {.relu1 = reluDecisions(m_conv1),
+            .relu2 = reluDecisions(m_conv2),
+            .relu3 = reluDecisions(m_fc1),
+            .pool1 = poolDecisions(m_conv1, Layout::kConv1, in.h, in.w),
+            .pool2 = poolDecisions(m_conv2, Layout::kConv2, p1.h, p1.w)};
     }
 
     std::vector<std::uint8_t> reluDecisions(const device::DeviceBuffer<float>& values)

@@ -89,14 +89,6 @@ void launchSgd(float* parameters, float* velocity, const float* gradient, std::s
     KS_CUDA_CHECK_LAUNCH("cnn sgdKernel");
 }
 
-std::vector<float> downloadWeights(const device::DeviceBuffer<float>& parameters, cudaStream_t stream)
-{
-    std::vector<float> host(parameters.size());
-    parameters.downloadAsync(host, stream);
-    KS_CUDA_CHECK(cudaStreamSynchronize(stream));
-    return host;
-}
-
 SavedState::SavedState(
     device::DeviceBuffer<float>& parameters, device::DeviceBuffer<float>& velocity, cudaStream_t stream)
     : m_parameters(parameters)
@@ -227,7 +219,10 @@ double DeviceTrainingRun::stepLoss()
 
 std::vector<float> DeviceTrainingRun::weights()
 {
-    return downloadWeights(m_parameters, stream());
+    std::vector<float> host(m_parameters.size());
+    m_parameters.downloadAsync(host, stream());
+    KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    return host;
 }
 
 LayerTimes DeviceTrainingRun::layerTimes()

@@ -19,9 +19,6 @@
 
 namespace ks::cnn {
 
-/// The parameters on the host (TrainingRun::weights).
-std::vector<float> downloadWeights(const device::DeviceBuffer<float>& parameters, cudaStream_t stream);
-
 /// A run's parameters and velocity copied aside (for an untimed replay of the first step) until restore().
 class SavedState {
 public:
@@ -68,8 +65,8 @@ void launchSgd(float* parameters, float* velocity, const float* gradient, std::s
 /// A cnn training run on the device. It owns the images and labels, the parameters, their velocity and gradient, the
 /// initial weights, the step's per-sample losses, the step count and the phase events, and implements reset, run,
 /// metric, fetch, weights, layerTimes, stateDigest and facts over them; a variant enqueues the step itself
-/// (forwardBackward, update) and reports its decisions. A variant's constructor checks what it supports, then calls
-/// allocateState() before allocating its own buffers, then reset().
+/// (forwardBackward, update) and reports its decisions. A variant's constructor checks what it supports and the
+/// device memory it needs, calls allocateState(), allocates its own buffers, then calls reset().
 class DeviceTrainingRun : public device::CudaPreparedRun, public TrainingRun {
 public:
     void reset() override;

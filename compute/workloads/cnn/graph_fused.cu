@@ -1093,13 +1093,11 @@ private:
     Decisions decisions() override
     {
         const Shape in = m_layout.input(), p1 = m_layout.pool1Out();
-        Decisions d;
-        d.relu1 = passed(m_full1);
-        d.relu2 = passed(m_full2);
-        d.relu3 = passed(m_hidden);
-        d.pool1 = chosenPixels(m_choice1, in.w, p1.h, p1.w);
-        d.pool2 = chosenPixels(m_choice2, p1.w, p1.h / 2, p1.w / 2);
-        return d;
+        return {.relu1 = passed(m_full1),
+            .relu2 = passed(m_full2),
+            .relu3 = passed(m_hidden),
+            .pool1 = chosenPixels(m_choice1, in.w, p1.h, p1.w),
+            .pool2 = chosenPixels(m_choice2, p1.w, p1.h / 2, p1.w / 2)};
     }
 
     ConvSource imageSource()
