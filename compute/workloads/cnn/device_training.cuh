@@ -1,9 +1,9 @@
 #pragma once
 
-// What every GPU cnn run shares: DeviceTrainingRun, a training run's state on the device and everything a run offers
-// (PreparedRun, TrainingRun) but the step itself, which each variant enqueues; the small kernels more than one variant
-// launches as they are; its trained state kept aside while the first step is replayed, and the events that time a
-// replayed step phase by phase (TrainingRun::layerTimes).
+// What every GPU cnn run shares: DeviceTrainingRun, a training run's state on the device and all that a run offers
+// (PreparedRun, TrainingRun) but the step itself, which each variant enqueues; LayeredTrainingRun, the buffers of the
+// variants that go layer by layer; the small kernels several variants launch alike; the trained state kept aside while
+// the first step is replayed, and the events that time a replayed step phase by phase (TrainingRun::layerTimes).
 
 #include "compute/device/cuda_prepared_run.cuh"
 #include "compute/device/device_buffer.cuh"
@@ -95,8 +95,8 @@ protected:
     /// allocated, the initial weights uploaded.
     void allocateState(LossReport report = LossReport::PerSample);
 
-    /// Enqueues step `step`'s forward and backward passes: every sample's loss in m_losses and, once update() has
-    /// run too, the gradient in m_gradient; mark() after every phase.
+    /// Enqueues step `step`'s forward and backward passes: every sample's loss in m_losses, the gradient in m_gradient
+    /// (unless update() finishes it: see firstStepForFetch); mark() after every phase.
     virtual void forwardBackward(std::uint64_t step) = 0;
     /// Enqueues the SGD step of the parameters and velocity.
     virtual void update() = 0;
