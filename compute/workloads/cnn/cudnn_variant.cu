@@ -308,12 +308,12 @@ private:
 
     std::vector<std::uint8_t> reluDecisions(const device::DeviceBuffer<float>& values)
     {
-        device::DeviceBuffer<std::uint8_t> passed(values.size());
+        device::DeviceBuffer<std::uint8_t> flags(values.size());
         reluDecisionKernel<<<blocks(values.size()), Policy::kThreads, 0, stream()>>>(
-            values.data(), values.size(), passed.data());
+            values.data(), values.size(), flags.data());
         KS_CUDA_CHECK_LAUNCH("cnn cudnn reluDecisionKernel");
         std::vector<std::uint8_t> host(values.size());
-        passed.downloadAsync(host, stream());
+        flags.downloadAsync(host, stream());
         KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
         return host;
     }
