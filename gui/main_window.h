@@ -121,6 +121,8 @@ private:
     void onRunSettingsChanged();
     void onDatasetLoadRequested(const QString& path, const QString& h5Path, bool allowNonFinite);
     void copySelection() const;
+    /// The results table's context action: pins the file the current row was loaded from.
+    void pinCurrentRowsFile();
     void exportChartInteractive();
     void exportResultsInteractive(const QString& suffix);
 

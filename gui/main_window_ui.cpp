@@ -9,6 +9,7 @@
 #include "gui/charts/sweep_chart.h"
 #include "gui/charts/throughput_chart.h"
 #include "gui/charts/timeline_chart.h"
+#include "gui/loaded_results.h"
 #include "gui/main_window.h"
 #include "gui/panels/dataset_panel.h"
 #include "gui/panels/run_settings_panel.h"
@@ -147,6 +148,10 @@ void MainWindow::buildUi()
     copy->setShortcutContext(Qt::WidgetShortcut);
     connect(copy, &QAction::triggered, this, &MainWindow::copySelection);
     m_table->addAction(copy);
+    auto* pinRow = new QAction(tr("Pin This Row's File as Baseline"), m_table);
+    pinRow->setObjectName(QStringLiteral("pinRowBaseline"));
+    connect(pinRow, &QAction::triggered, this, &MainWindow::pinCurrentRowsFile);
+    m_table->addAction(pinRow);
     m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
 
     m_splitter = new QSplitter(Qt::Vertical);
@@ -328,6 +333,19 @@ void MainWindow::setRunningUi(bool running)
     m_progress->setVisible(running);
     if (!running)
         m_progress->reset();
+}
+
+void MainWindow::pinCurrentRowsFile()
+{
+    const QModelIndex current = m_proxy->mapToSource(m_table->currentIndex());
+    if (!current.isValid())
+        return;
+    const QString source = loadedSource(m_model->summary(current.row()));
+    if (source.isEmpty()) {
+        showStatus(tr("This row is a run of this session, not one loaded from a results file"), true);
+        return;
+    }
+    pinBaseline(source);
 }
 
 void MainWindow::copySelection() const

@@ -363,6 +363,13 @@ TEST_F(MainWindowTest, PinsALoadedFileAsTheBaselineAndAWorkspaceRemembersIt)
     sweep->rebuildNow();
     EXPECT_TRUE(sweep->baselinePoints().empty());
     EXPECT_EQ(sweep->baselineSource(), QString());
+
+    // The table's context action pins the file of the row under the cursor.
+    auto* pinRow = m_window->resultsTable()->findChild<QAction*>(QStringLiteral("pinRowBaseline"));
+    ASSERT_NE(pinRow, nullptr);
+    m_window->resultsTable()->setCurrentIndex(m_window->resultsTable()->model()->index(4, 0));
+    pinRow->trigger();
+    EXPECT_EQ(m_window->pinnedBaseline(), QFileInfo(after).absoluteFilePath());
 }
 
 TEST_F(MainWindowTest, TheStatusLineTalliesTheSweepsOwnSummaries)
