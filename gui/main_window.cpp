@@ -6,6 +6,9 @@
 #include "compute/core/sweep.h"
 #include "compute/device/device_info.h"
 #include "gui/autosave.h"
+#include "gui/charts/speedup_chart.h"
+#include "gui/charts/sweep_chart.h"
+#include "gui/loaded_results.h"
 #include "gui/panels/dataset_panel.h"
 #include "gui/panels/run_settings_panel.h"
 #include "gui/panels/variant_panel.h"
@@ -244,8 +247,7 @@ bool MainWindow::startRun()
     showStatus(tr("Starting %1 variant(s)…").arg(variants.size()));
     // The session's workspace is written once now (with the table so far); each Summary is appended as it arrives.
     try {
-        m_autosave->begin(QString::fromStdString(request.runIdPrefix),
-            m_workspace->capture(m_workloadCombo->currentData().toString(), m_loadedDataset));
+        m_autosave->begin(QString::fromStdString(request.runIdPrefix), captureWorkspace());
     } catch (const std::exception& e) {
         showStatus(tr("Autosave is off: %1").arg(QString::fromStdString(e.what())), true);
     }
@@ -341,7 +343,7 @@ void MainWindow::openDatasetFile(const QString& path)
 bool MainWindow::saveWorkspaceTo(const QString& path, QString* error)
 {
     try {
-        saveWorkspace(path, m_workspace->capture(m_workloadCombo->currentData().toString(), m_loadedDataset));
+        saveWorkspace(path, captureWorkspace());
     } catch (const std::exception& e) {
         if (error)
             *error = QString::fromStdString(e.what());
@@ -378,8 +380,58 @@ bool MainWindow::openWorkspaceFrom(const QString& path, QString* error)
     setWorkload(w.workload);
     if (m_workspace->apply(w))
         onDatasetLoadRequested(m_datasetPanel->filePath(), w.h5Path, w.allowNonFinite);
+    pinBaseline(w.baselineSource);
     showStatus(tr("Opened workspace %1 (%2 runs)").arg(path).arg(w.summaries.size()));
     return true;
+}
+
+Workspace MainWindow::captureWorkspace() const
+{
+    Workspace w = m_workspace->capture(m_workloadCombo->currentData().toString(), m_loadedDataset);
+    w.baselineSource = m_baselineSource;
+    return w;
+}
+
+bool MainWindow::openResultsFile(const QString& path, QString* error)
+{
+    auto fail = [&](const QString& why) {
+        if (error)
+            *error = why;
+        showStatus(why, true);
+        return false;
+    };
+    if (isRunning())
+        return fail(tr("Cancel the running sweep first"));
+    std::vector<Summary> rows;
+    try {
+        rows = readResultsFile(path);
+    } catch (const std::exception& e) {
+        return fail(QString::fromStdString(e.what()));
+    }
+    if (rows.empty())
+        return fail(tr("%1: no results in the file").arg(path));
+    // Show the file's workload, so its variants keep their colours and its own tabs read its rows.
+    const QString workload = QString::fromStdString(rows.front().workload);
+    if (m_workloadCombo->findData(workload) >= 0 && workload != m_workloadCombo->currentData().toString())
+        setWorkload(workload);
+    for (const Summary& s : rows)
+        m_model->addSummary(s);
+    showStatus(tr("Opened %1 results from %2").arg(rows.size()).arg(path));
+    return true;
+}
+
+QStringList MainWindow::loadedResultFiles() const
+{
+    return loadedSources(*m_model);
+}
+
+void MainWindow::pinBaseline(const QString& source)
+{
+    m_baselineSource = source;
+    m_sweep->setBaselineSource(source);
+    m_speedup->setBaselineSource(source);
+    if (!source.isEmpty())
+        showStatus(tr("Pinned %1 as the baseline of the sweep and speedup charts").arg(source));
 }
 
 void MainWindow::setTheme(ThemeMode mode)

@@ -15,6 +15,7 @@
 
 class QComboBox;
 class QLabel;
+class QMenu;
 class QProgressBar;
 class QPushButton;
 class QTableView;
@@ -36,6 +37,8 @@ class RunController;
 class RunSettingsPanel;
 class SettingsStore;
 class SpeedupChart;
+class SweepChart;
+struct Workspace;
 class VariantPanel;
 class WorkloadView;
 class WorkspaceBinding;
@@ -58,6 +61,14 @@ public:
     bool exportResults(const QString& path, QString* error = nullptr);
     bool saveWorkspaceTo(const QString& path, QString* error = nullptr);
     bool openWorkspaceFrom(const QString& path, QString* error = nullptr);
+    /// Adds the rows of a results file the CLI wrote (JSON, or CSV) to the table and charts, marked as loaded from
+    /// it (opening it again replaces them). False, with a one-line reason, for a file that cannot be read.
+    bool openResultsFile(const QString& path, QString* error = nullptr);
+    /// The results files the table's rows were loaded from (absolute paths).
+    QStringList loadedResultFiles() const;
+    /// Pins a loaded results file as the baseline whose medians the sweep and speedup charts overlay; empty unpins.
+    void pinBaseline(const QString& source);
+    QString pinnedBaseline() const { return m_baselineSource; }
     /// Opens a dataset file as if dropped on the window.
     void openDatasetFile(const QString& path);
     void setWorkload(const QString& id);
@@ -93,6 +104,10 @@ protected:
 private:
     void buildUi();
     void buildMenus();
+    /// File → Pin Baseline: one checkable entry per loaded results file, and Unpin.
+    void buildBaselineMenu(QMenu* menu);
+    /// The session as a Workspace (the side bar's choices, the results, the pinned baseline).
+    Workspace captureWorkspace() const;
     void restoreSettings();
     void saveSettings() const;
     const ks::Workload* currentWorkload() const;
@@ -106,6 +121,8 @@ private:
     void onRunSettingsChanged();
     void onDatasetLoadRequested(const QString& path, const QString& h5Path, bool allowNonFinite);
     void copySelection() const;
+    /// The results table's context action: pins the file the current row was loaded from.
+    void pinCurrentRowsFile();
     void exportChartInteractive();
     void exportResultsInteractive(const QString& suffix);
 
@@ -123,6 +140,8 @@ private:
     QTableView* m_table = nullptr;
     QSortFilterProxyModel* m_proxy = nullptr;
     SpeedupChart* m_speedup = nullptr;
+    SweepChart* m_sweep = nullptr;
+    QString m_baselineSource;
     QList<WorkloadView*> m_workloadViews; ///< the current workload's own tabs
     QLabel* m_status = nullptr;
     QProgressBar* m_progress = nullptr;

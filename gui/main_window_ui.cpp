@@ -9,6 +9,7 @@
 #include "gui/charts/sweep_chart.h"
 #include "gui/charts/throughput_chart.h"
 #include "gui/charts/timeline_chart.h"
+#include "gui/loaded_results.h"
 #include "gui/main_window.h"
 #include "gui/panels/dataset_panel.h"
 #include "gui/panels/run_settings_panel.h"
@@ -29,6 +30,7 @@
 #include <QHeaderView>
 #include <QKeySequence>
 #include <QLabel>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
@@ -118,7 +120,8 @@ void MainWindow::buildUi()
     m_tabs->setObjectName(QStringLiteral("charts"));
     m_tabs->setDocumentMode(true);
     m_tabs->addTab(new TimelineChart(m_model), QString());
-    m_tabs->addTab(new SweepChart(m_model), QString());
+    m_sweep = new SweepChart(m_model);
+    m_tabs->addTab(m_sweep, QString());
     m_tabs->addTab(new ThroughputChart(m_model), QString());
     m_tabs->addTab(new CorrectnessChart(m_model), QString());
     m_speedup = new SpeedupChart(m_model);
@@ -145,6 +148,10 @@ void MainWindow::buildUi()
     copy->setShortcutContext(Qt::WidgetShortcut);
     connect(copy, &QAction::triggered, this, &MainWindow::copySelection);
     m_table->addAction(copy);
+    auto* pinRow = new QAction(tr("Pin This Row's File as Baseline"), m_table);
+    pinRow->setObjectName(QStringLiteral("pinRowBaseline"));
+    connect(pinRow, &QAction::triggered, this, &MainWindow::pinCurrentRowsFile);
+    m_table->addAction(pinRow);
     m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
 
     m_splitter = new QSplitter(Qt::Vertical);
@@ -180,6 +187,26 @@ void MainWindow::buildUi()
     resize(1500, 950);
 }
 
+void MainWindow::buildBaselineMenu(QMenu* menu)
+{
+    // Filled when opened: the files loaded so far, the pinned one checked.
+    connect(menu, &QMenu::aboutToShow, this, [this, menu] {
+        menu->clear();
+        const QStringList files = loadedResultFiles();
+        if (files.isEmpty())
+            menu->addAction(tr("(open a results file first)"))->setEnabled(false);
+        for (const QString& file : files) {
+            QAction* pin = menu->addAction(QFileInfo(file).fileName(), this, [this, file] { pinBaseline(file); });
+            pin->setCheckable(true);
+            pin->setChecked(file == m_baselineSource);
+            pin->setToolTip(file);
+        }
+        menu->addSeparator();
+        menu->addAction(tr("&Unpin Baseline"), this, [this] { pinBaseline({}); })
+            ->setEnabled(!m_baselineSource.isEmpty());
+    });
+}
+
 void MainWindow::buildMenus()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
@@ -199,6 +226,14 @@ void MainWindow::buildMenus()
             QMessageBox::warning(this, tr("Open workspace"), error);
     });
     openWorkspace->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    file->addAction(tr("Open &Results…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open results"), QString(),
+            tr("KernelScope results (*.json *.csv);;JSON (*.json);;CSV (*.csv);;All files (*)"));
+        QString error;
+        if (!path.isEmpty() && !openResultsFile(path, &error))
+            QMessageBox::warning(this, tr("Open results"), error);
+    });
+    buildBaselineMenu(file->addMenu(tr("Pin &Baseline")));
     QAction* saveWorkspace = file->addAction(tr("&Save Workspace…"), this, [this] {
         QString path = QFileDialog::getSaveFileName(
             this, tr("Save workspace"), QStringLiteral("session.ksw"), workspaceFilter());
@@ -226,8 +261,10 @@ void MainWindow::buildMenus()
     cancel->setShortcutContext(Qt::WidgetShortcut); // Esc is handled by the window-wide shortcut
     run->addSeparator();
     run->addAction(tr("Clear Results"), this, [this] {
-        if (!isRunning())
-            m_model->clear();
+        if (isRunning())
+            return;
+        m_model->clear();
+        pinBaseline({});
     });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
@@ -296,6 +333,19 @@ void MainWindow::setRunningUi(bool running)
     m_progress->setVisible(running);
     if (!running)
         m_progress->reset();
+}
+
+void MainWindow::pinCurrentRowsFile()
+{
+    const QModelIndex current = m_proxy->mapToSource(m_table->currentIndex());
+    if (!current.isValid())
+        return;
+    const QString source = loadedSource(m_model->summary(current.row()));
+    if (source.isEmpty()) {
+        showStatus(tr("This row is a run of this session, not one loaded from a results file"), true);
+        return;
+    }
+    pinBaseline(source);
 }
 
 void MainWindow::copySelection() const

@@ -1,5 +1,7 @@
 #include "gui/results_model.h"
 
+#include "gui/loaded_results.h"
+
 #include <QBrush>
 #include <QColor>
 #include <QFont>
@@ -137,8 +139,11 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const
                 text += QStringLiteral("\n%1 = %2").arg(QString::fromStdString(k), number(v, 6));
             return text;
         }
-        if (index.column() == VariantColumn)
-            return QString::fromStdString(s.variantName);
+        if (index.column() == VariantColumn) {
+            const QString source = loadedSource(s);
+            return source.isEmpty() ? QString::fromStdString(s.variantName)
+                                    : tr("%1\nloaded from %2").arg(QString::fromStdString(s.variantName), source);
+        }
         if (index.column() == PctOfPeakColumn && timed && s.peakValue > 0) {
             QString text = tr("%1 % of the measured %2 ceiling (%3 %4)")
                                .arg(QString::number(s.pctOfPeak, 'f', 1), QString::fromStdString(s.peakKind),

@@ -41,6 +41,7 @@ Json workspaceToJson(const Workspace& w)
         variants.push_back(v.toStdString());
     j["variants"] = variants;
     j["settings"] = runSettingsToJson(w.settings);
+    j["baseline_source"] = w.baselineSource.toStdString();
     j["summaries"] = Json::array();
     for (const auto& s : w.summaries)
         j["summaries"].push_back(toJson(s));
@@ -79,6 +80,7 @@ Workspace workspaceFromJson(const Json& j, const std::string& file)
         w.variants << QString::fromStdString(v.get<std::string>());
     if (j.contains("settings"))
         w.settings = runSettingsFromJson(j["settings"]);
+    w.baselineSource = QString::fromStdString(j.value("baseline_source", std::string()));
     std::size_t index = 0;
     for (const auto& s : j.value("summaries", Json::array())) {
         try {

@@ -25,6 +25,9 @@ struct Workspace {
     QStringList variants;
     RunSettings settings;
     std::vector<Summary> summaries;
+    /// The results file pinned as the charts' baseline (a loadedSource of some summaries); empty when none. Older
+    /// workspaces have none.
+    QString baselineSource;
 };
 
 /// Writes a workspace as JSON (summaries in exactly the CLI's JSON schema). Throws std::runtime_error naming the

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -200,6 +202,186 @@ void writeCsv(const std::string& path, const std::vector<Summary>& summaries)
     out.flush();
     if (!out)
         throw std::runtime_error(path + ": write failed (disk full?)");
+}
+
+namespace {
+/// One data row of a results CSV, its fields found by column name; a column the file lacks reads as empty.
+class CsvRecord {
+public:
+    CsvRecord(const std::map<std::string, std::size_t>& columns, const data::TextRow& row, const std::string& file)
+        : m_columns(columns)
+        , m_row(row)
+        , m_file(file)
+    {
+    }
+
+    std::string text(const std::string& name) const
+    {
+        const auto it = m_columns.find(name);
+        return it == m_columns.end() ? std::string() : m_row.fields[it->second];
+    }
+    bool has(const std::string& name) const { return !text(name).empty(); }
+    /// An empty cell (a column the file lacks, or a field csvRow leaves empty) is `fallback`.
+    double real(const std::string& name, double fallback = 0.0) const
+    {
+        const auto it = m_columns.find(name);
+        if (it == m_columns.end() || m_row.fields[it->second].empty())
+            return fallback;
+        return data::parseNumberField(m_row.fields[it->second], m_file, m_row.line, it->second + 1);
+    }
+    template <typename Int> Int integer(const std::string& name) const
+    {
+        const auto it = m_columns.find(name);
+        if (it == m_columns.end() || m_row.fields[it->second].empty())
+            return Int {};
+        const std::string& field = m_row.fields[it->second];
+        Int value {};
+        const auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
+        if (ec != std::errc() || ptr != field.data() + field.size())
+            fail(it->second, name + " '" + field + "' is not a whole number");
+        return value;
+    }
+    std::optional<bool> yesNo(const std::string& name) const
+    {
+        const std::string field = text(name);
+        if (field.empty())
+            return std::nullopt;
+        if (field == "yes" || field == "no")
+            return field == "yes";
+        fail(m_columns.at(name), name + " '" + field + "' is neither yes nor no");
+    }
+    /// "name=value;name=value", as namedText writes it.
+    Facts named(const std::string& name) const
+    {
+        Facts facts;
+        const std::string field = text(name);
+        std::size_t start = 0;
+        while (start < field.size()) {
+            std::size_t end = field.find(';', start);
+            if (end == std::string::npos)
+                end = field.size();
+            const std::string item = field.substr(start, end - start);
+            const std::size_t eq = item.find('=');
+            if (eq == std::string::npos)
+                fail(m_columns.at(name), name + " item '" + item + "' is not name=value");
+            facts.emplace_back(item.substr(0, eq),
+                data::parseNumberField(item.substr(eq + 1), m_file, m_row.line, m_columns.at(name) + 1));
+            start = end + 1;
+        }
+        return facts;
+    }
+    [[noreturn]] void fail(std::size_t column, const std::string& problem) const
+    {
+        throw data::DatasetError(m_file, data::linePlace(m_row.line, column + 1), problem);
+    }
+    [[noreturn]] void fail(const std::string& problem) const
+    {
+        throw data::DatasetError(m_file, data::linePlace(m_row.line), problem);
+    }
+
+private:
+    const std::map<std::string, std::size_t>& m_columns;
+    const data::TextRow& m_row;
+    const std::string& m_file;
+};
+
+Summary summaryFromCsv(const CsvRecord& r)
+{
+    Summary s;
+    s.runId = r.text("run_id");
+    s.timestamp = r.text("timestamp");
+    s.workload = r.text("workload");
+    s.variant = r.text("variant");
+    s.variantName = r.text("variant_name");
+    s.backend = r.text("backend");
+    try {
+        s.outcome = outcomeFromName(r.text("outcome"));
+        s.params = ParamSet::fromString(r.text("params"));
+    } catch (const ParameterError& e) {
+        r.fail(e.what());
+    }
+    s.datasetName = r.text("dataset");
+    s.datasetHash = r.text("dataset_hash");
+    s.size = r.integer<std::uint64_t>("size");
+    s.repetitions = r.integer<int>("repetitions");
+    s.medianMs = r.real("median_ms");
+    s.meanMs = r.real("mean_ms");
+    s.minMs = r.real("min_ms");
+    s.maxMs = r.real("max_ms");
+    s.stdevMs = r.real("stdev_ms");
+    s.noisePct = r.real("noise_pct");
+    s.transferMs = r.real("transfer_ms");
+    s.bytes = r.real("bytes");
+    s.gbPerS = r.real("gb_per_s");
+    s.flops = r.real("flops");
+    s.gflopPerS = r.real("gflop_per_s");
+    s.items = r.real("items");
+    s.itemName = r.text("item_name");
+    s.itemsPerS = r.real("items_per_s");
+    s.peakKind = r.text("peak_kind");
+    s.peakValue = r.real("peak_value");
+    s.pctOfPeak = r.real("pct_of_peak");
+    // csvRow leaves the Delta's cells empty when none was computed.
+    s.delta.computed = r.has("delta_value");
+    s.delta.kind = r.text("delta_kind");
+    s.delta.value = r.real("delta_value");
+    s.delta.tolerance = r.real("tolerance");
+    s.delta.details = r.named("delta_details");
+    s.message = r.text("message");
+    s.device.kind = r.text("device_kind");
+    s.device.index = r.has("device_index") ? r.integer<int>("device_index") : -1;
+    s.device.name = r.text("device_name");
+    s.device.smCount = r.integer<int>("sm_count");
+    const std::string cc = r.text("compute_capability");
+    if (auto dot = cc.find('.'); dot != std::string::npos) {
+        s.device.ccMajor = std::atoi(cc.substr(0, dot).c_str());
+        s.device.ccMinor = std::atoi(cc.substr(dot + 1).c_str());
+    }
+    s.device.smClockMHz = r.integer<int>("sm_clock_mhz");
+    s.device.memClockMHz = r.integer<int>("mem_clock_mhz");
+    s.device.driverVersion = r.text("driver_version");
+    s.device.runtimeVersion = r.text("runtime_version");
+    s.version = r.text("ks_version");
+    s.deterministic = r.yesNo("deterministic");
+    s.facts = r.named("facts");
+    s.cacheBytes = r.integer<std::uint64_t>("cache_bytes");
+    s.cacheResident = r.yesNo("fits_in_cache");
+    return s;
+}
+} // namespace
+
+std::vector<Summary> readCsv(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw data::DatasetError(path, "", "cannot open");
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::map<std::string, std::size_t> columns;
+    std::size_t headerSize = 0;
+    std::vector<Summary> out;
+    data::DelimitedOptions options;
+    options.delimiter = data::Delimiter::Comma;
+    options.commentChar = '\0'; // csvField quotes a leading '#'; no line of ours is a comment
+    data::parseDelimitedText(text, path, options, [&](data::TextRow& row) {
+        if (headerSize == 0) {
+            for (std::size_t i = 0; i < row.fields.size(); ++i)
+                columns.emplace(row.fields[i], i);
+            headerSize = row.fields.size();
+            for (const char* required : {"workload", "variant", "outcome", "size", "median_ms"})
+                if (!columns.contains(required))
+                    throw data::DatasetError(path, data::linePlace(row.line),
+                        std::string("no '") + required + "' column: not a KernelScope results CSV");
+            return true;
+        }
+        if (row.fields.size() != headerSize)
+            throw data::DatasetError(path, data::linePlace(row.line),
+                std::to_string(row.fields.size()) + " fields where the header has " + std::to_string(headerSize));
+        out.push_back(summaryFromCsv(CsvRecord(columns, row, path)));
+        return true;
+    });
+    if (headerSize == 0)
+        throw data::DatasetError(path, "", "empty file: not a KernelScope results CSV");
+    return out;
 }
 
 CsvAppender::CsvAppender(const std::string& path)

@@ -16,6 +16,10 @@ std::vector<std::string> csvRow(const Summary& summary);
 
 /// Writes a header and one row per summary. Throws std::runtime_error naming the file when it cannot be written.
 void writeCsv(const std::string& path, const std::vector<Summary>& summaries);
+/// Reads what writeCsv (or a CsvAppender) wrote, finding each field by its column name: columns appended later are
+/// ignored, and an older file without the last columns reads with those fields empty. Samples are not in a CSV, so
+/// samplesMs stays empty. Throws data::DatasetError naming the file, the line and the problem.
+std::vector<Summary> readCsv(const std::string& path);
 
 /// Appends rows to a CSV file as they arrive, writing the header once; flushed after every row so a crash loses
 /// nothing already measured (the workspace autosave and the CLI's --csv use it).

@@ -1,5 +1,6 @@
 #include "gui/charts/chart_view.h"
 
+#include "gui/loaded_results.h"
 #include "gui/results_model.h"
 #include "gui/theme.h"
 
@@ -211,12 +212,14 @@ void ChartView::setLogAxis(QCPAxis* axis, const QString& format)
     axis->setNumberPrecision(0);
 }
 
-std::map<int, std::map<std::uint64_t, int>> ChartView::latestTimedRunsBySize() const
+std::map<int, std::map<std::uint64_t, int>> ChartView::latestTimedRunsBySize(const QString& exceptSource) const
 {
     std::map<int, std::map<std::uint64_t, int>> rows;
     for (int row = 0; row < m_model->rowCount(); ++row) {
         const Summary& s = m_model->summary(row);
         if (m_model->isRunning(row) || s.repetitions <= 0 || !(s.medianMs > 0.0) || s.size == 0)
+            continue;
+        if (!exceptSource.isEmpty() && loadedSource(s) == exceptSource)
             continue;
         rows[m_model->variantIndex(QString::fromStdString(s.variant))][s.size] = row;
     }

@@ -66,8 +66,9 @@ protected:
     void rescaleWithMargin();
     /// Makes an axis logarithmic with decade ticks; `format` is QCustomPlot's number format ("eb": 10^k).
     static void setLogAxis(QCPAxis* axis, const QString& format = QStringLiteral("eb"));
-    /// variant index → size → row of the latest finished run with timings there (what sweep-shaped charts plot).
-    std::map<int, std::map<std::uint64_t, int>> latestTimedRunsBySize() const;
+    /// variant index → size → row of the latest finished run with timings there (what sweep-shaped charts plot);
+    /// rows loaded from `exceptSource` (a pinned baseline file, drawn as an overlay instead) are left out.
+    std::map<int, std::map<std::uint64_t, int>> latestTimedRunsBySize(const QString& exceptSource = {}) const;
     /// A line with markers in the variant's colour (markers only for a single point).
     QCPGraph* addVariantGraph(const QString& variant, const QVector<double>& keys, const QVector<double>& values);
     /// Red markers over points whose results are over tolerance, drawn last so they cover the variant's own.

@@ -1,5 +1,6 @@
 #include "gui/charts/speedup_chart.h"
 
+#include "gui/loaded_results.h"
 #include "gui/results_model.h"
 #include "gui/theme.h"
 
@@ -38,6 +39,12 @@ void SpeedupChart::setBaseline(const QString& variant)
     scheduleRebuild();
 }
 
+void SpeedupChart::setBaselineSource(const QString& source)
+{
+    m_baselineSource = source;
+    scheduleRebuild();
+}
+
 QString SpeedupChart::baseline() const
 {
     if (!m_baseline.isEmpty())
@@ -68,7 +75,7 @@ void SpeedupChart::rebuild()
     const QString base = baseline();
     p->yAxis->setLabel(base.isEmpty() ? tr("speedup (×)") : tr("speedup vs %1 (×)").arg(base));
 
-    const auto rows = latestTimedRunsBySize();
+    const auto rows = latestTimedRunsBySize(m_baselineSource);
     const int baseIndex = base.isEmpty() ? -1 : model()->variantIndex(base);
     const auto baseRows = rows.find(baseIndex);
 
@@ -100,6 +107,7 @@ void SpeedupChart::rebuild()
                 addVariantGraph(variant, keys, values);
         }
     }
+    addBaselineOverlay(base, rows);
     addOverToleranceMarkers(alarmKeys, alarmValues);
 
     const bool logY = highest / lowest > kLogSpeedupRatio;
@@ -135,6 +143,74 @@ void SpeedupChart::rebuild()
         y.upper = std::max(y.upper, highest * 1.08);
     }
     p->yAxis->setRange(y);
+}
+
+void SpeedupChart::addBaselineOverlay(const QString& base, const std::map<int, std::map<std::uint64_t, int>>& rows)
+{
+    if (m_baselineSource.isEmpty() || base.isEmpty())
+        return;
+    std::vector<int> shown;
+    for (const auto& [variantIndex, bySize] : rows)
+        for (const auto& [size, row] : bySize)
+            shown.push_back(row);
+    const std::vector<int> matched = matchedBaselineRows(*model(), m_baselineSource, shown);
+    // The file's own median of the base variant at each size, parameters and dataset its other rows ran with.
+    auto sameRun = [](const Summary& a, const Summary& b) {
+        return a.workload == b.workload && a.size == b.size && a.params.toString() == b.params.toString()
+            && a.datasetHash == b.datasetHash;
+    };
+    std::vector<int> baseRows;
+    for (int row = 0; row < model()->rowCount(); ++row) {
+        const Summary& s = model()->summary(row);
+        if (!model()->isRunning(row) && s.medianMs > 0.0 && s.variant == base.toStdString()
+            && loadedSource(s) == m_baselineSource)
+            baseRows.push_back(row);
+    }
+    std::map<int, std::map<double, double>> byVariant; // variant index → size → the file's speedup
+    std::map<int, QString> names;
+    for (int row : matched) {
+        const Summary& s = model()->summary(row);
+        if (s.variant == base.toStdString())
+            continue;
+        for (int baseRow : baseRows) {
+            const Summary& b = model()->summary(baseRow);
+            if (!sameRun(b, s))
+                continue;
+            const QString variant = QString::fromStdString(s.variant);
+            const int index = model()->variantIndex(variant);
+            byVariant[index][static_cast<double>(s.size)] = b.medianMs / s.medianMs;
+            names[index] = variant;
+            break;
+        }
+    }
+    if (byVariant.empty())
+        return;
+    const QString label = baselineLabel(m_baselineSource);
+    for (const auto& [variantIndex, points] : byVariant) {
+        QVector<double> keys, values;
+        for (const auto& [size, speedup] : points) {
+            keys.push_back(size);
+            values.push_back(speedup);
+        }
+        // The variant's colour, faded and dashed, with hollow diamonds, as in the sweep chart.
+        const QString& variant = names[variantIndex];
+        const QColor color = colorFor(variant);
+        QColor faded = color;
+        faded.setAlpha(170);
+        QCPGraph* graph = plot()->addGraph();
+        graph->setData(keys, values, true);
+        graph->setPen(QPen(faded, 1.5, Qt::DashLine));
+        graph->setLineStyle(keys.size() > 1 ? QCPGraph::lsLine : QCPGraph::lsNone);
+        graph->setScatterStyle(
+            QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(color, 1.5), QBrush(backgroundColor()), 8));
+        graph->setName(label + QStringLiteral(" · ") + variant);
+        graph->removeFromLegend();
+    }
+    QCPGraph* legend = plot()->addGraph();
+    legend->setPen(QPen(textColor(), 1.5, Qt::DashLine));
+    legend->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(textColor(), 1.5), QBrush(backgroundColor()), 8));
+    legend->setName(label);
 }
 
 } // namespace ks::gui

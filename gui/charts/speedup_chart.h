@@ -3,6 +3,8 @@
 #include "gui/charts/chart_view.h"
 
 #include <QString>
+#include <cstdint>
+#include <map>
 
 namespace ks::gui {
 
@@ -22,11 +24,21 @@ public:
     /// The variant the chart compares with now (the pinned one, or the one picked for an empty pin).
     QString baseline() const;
 
+    /// Pins the file (a loadedSource) whose own speedups, from its medians, are overlaid where it matches a plotted
+    /// run; its own rows leave the variants' lines. Empty unpins.
+    void setBaselineSource(const QString& source);
+    QString baselineSource() const { return m_baselineSource; }
+
 protected:
     void rebuild() override;
 
 private:
+    /// The pinned file's speedups over `base` (its own medians of `base` and of each variant at a size), at the sizes
+    /// where it matches a plotted run: a faded dashed line per variant in its colour, one legend entry naming the file.
+    void addBaselineOverlay(const QString& base, const std::map<int, std::map<std::uint64_t, int>>& rows);
+
     QString m_baseline;
+    QString m_baselineSource;
 };
 
 } // namespace ks::gui

@@ -310,6 +310,106 @@ TEST_F(ResultsIo, CsvAndJsonSayCacheResidency)
     EXPECT_EQ(before.cacheBytes, 0u);
 }
 
+TEST_F(ResultsIo, CsvRoundTripKeepsEveryColumn)
+{
+    Summary incorrect = sample();
+    Summary passed = sample();
+    passed.runId = "20261122T000000-1-002";
+    passed.outcome = Outcome::Passed;
+    passed.delta = {};
+    passed.deterministic.reset();
+    passed.facts.clear();
+    passed.cacheBytes = 0;
+    passed.cacheResident.reset();
+    passed.params = ParamSet::fromString("precision=f32;block=256");
+    writeCsv(path("r.csv"), {incorrect, passed});
+    const auto back = readCsv(path("r.csv"));
+    ASSERT_EQ(back.size(), 2u);
+    // Every column reads back to the same text, so every field the CSV carries is equal.
+    EXPECT_EQ(csvRow(back[0]), csvRow(incorrect));
+    EXPECT_EQ(csvRow(back[1]), csvRow(passed));
+    EXPECT_EQ(back[0].variantName, incorrect.variantName);
+    EXPECT_EQ(back[0].message, "line one\nline two");
+    EXPECT_EQ(back[0].medianMs, 0.125);
+    EXPECT_EQ(back[0].size, 1000003u);
+    EXPECT_TRUE(back[0].delta.computed);
+    EXPECT_TRUE(std::isnan(back[0].delta.value));
+    EXPECT_TRUE(std::isinf(back[0].delta.details[1].second));
+    EXPECT_EQ(back[0].deterministic, std::optional<bool>(false));
+    EXPECT_EQ(back[0].facts, incorrect.facts);
+    EXPECT_EQ(back[0].cacheResident, std::optional<bool>(true));
+    EXPECT_EQ(back[0].cacheBytes, incorrect.cacheBytes);
+    EXPECT_EQ(back[0].device.ccMajor, 9);
+    EXPECT_FALSE(back[1].delta.computed);
+    EXPECT_EQ(back[1].deterministic, std::nullopt);
+    EXPECT_EQ(back[1].cacheResident, std::nullopt);
+    EXPECT_EQ(back[1].params.toString(), passed.params.toString());
+    EXPECT_TRUE(back[0].samplesMs.empty()); // a CSV has no samples
+}
+
+TEST_F(ResultsIo, CsvOfAnOlderOrNewerSchemaReadsByColumnName)
+{
+    const Summary s = sample();
+    auto columns = csvColumns();
+    auto row = csvRow(s);
+    // An older file: written before facts and cache residency were appended.
+    const std::size_t kept = columns.size() - 3;
+    {
+        std::ofstream out(path("old.csv"));
+        out << data::csvLine({columns.begin(), columns.begin() + static_cast<std::ptrdiff_t>(kept)}) << '\n'
+            << data::csvLine({row.begin(), row.begin() + static_cast<std::ptrdiff_t>(kept)}) << '\n';
+    }
+    const auto old = readCsv(path("old.csv"));
+    ASSERT_EQ(old.size(), 1u);
+    EXPECT_TRUE(old[0].facts.empty());
+    EXPECT_EQ(old[0].cacheResident, std::nullopt);
+    EXPECT_EQ(old[0].cacheBytes, 0u);
+    const auto oldRow = csvRow(old[0]);
+    for (std::size_t i = 0; i < kept; ++i)
+        EXPECT_EQ(oldRow[i], row[i]) << columns[i];
+
+    // A newer file: a column appended after this reader was written is skipped, not misread.
+    columns.push_back("some_future_column");
+    row.push_back("42");
+    {
+        std::ofstream out(path("new.csv"));
+        out << data::csvLine(columns) << '\n' << data::csvLine(row) << '\n';
+    }
+    const auto newer = readCsv(path("new.csv"));
+    ASSERT_EQ(newer.size(), 1u);
+    EXPECT_EQ(csvRow(newer[0]), csvRow(s));
+}
+
+TEST_F(ResultsIo, ReadCsvNamesTheFileLineAndProblem)
+{
+    const auto expectError
+        = [&](const std::string& name, const std::string& text, const std::string& place, const std::string& problem) {
+              std::ofstream(path(name)) << text;
+              try {
+                  readCsv(path(name));
+                  ADD_FAILURE() << name << " was accepted";
+              } catch (const data::DatasetError& e) {
+                  EXPECT_EQ(e.file(), path(name));
+                  EXPECT_EQ(e.place(), place) << e.what();
+                  EXPECT_NE(e.problem().find(problem), std::string::npos) << e.what();
+                  EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << "one line: " << e.what();
+              }
+          };
+    expectError("empty.csv", "", "", "empty file");
+    expectError("other.csv", "x,y\n1,2\n", "line 1", "no 'workload' column");
+    expectError("short.csv",
+        "workload,variant,outcome,size,median_ms\nlinreg,cpu,passed,16,0.5\nlinreg,cpu,passed,32\n", "line 3",
+        "4 fields where the header has 5");
+    expectError("number.csv", "workload,variant,outcome,size,median_ms\nlinreg,cpu,passed,16,fast\n",
+        "line 2, column 5", "'fast' is not a number");
+    expectError("size.csv", "workload,variant,outcome,size,median_ms\nlinreg,cpu,passed,1.5,0.5\n", "line 2, column 4",
+        "size '1.5' is not a whole number");
+    expectError("outcome.csv", "workload,variant,outcome,size,median_ms\nlinreg,cpu,exploded,16,0.5\n", "line 2",
+        "unknown outcome 'exploded'");
+    expectError(
+        "quote.csv", "workload,variant,outcome,size,median_ms\nlinreg,\"cpu,passed,16,0.5\n", "line 2", "unterminated");
+}
+
 TEST_F(ResultsIo, ResultArraysAreSavedOneDatasetEach)
 {
     Result trained {"gradients", {}, {1.0, 2.0, 3.0}, {}, {}, "trained weights", {}};

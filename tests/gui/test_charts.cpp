@@ -7,6 +7,7 @@
 #include "gui/charts/sweep_chart.h"
 #include "gui/charts/throughput_chart.h"
 #include "gui/charts/timeline_chart.h"
+#include "gui/loaded_results.h"
 #include "gui/results_model.h"
 #include "gui/theme.h"
 #include "gui/views/linreg_view.h"
@@ -284,6 +285,194 @@ TEST(SweepChart, PointsOverToleranceGetARedMarker)
     EXPECT_DOUBLE_EQ(alarms->data()->at(0)->key, 2048.0);
     EXPECT_TRUE(sameRgb(alarms->scatterStyle().brush().color(), alarmColor()));
     EXPECT_EQ(chart.pointCount(), 2 + 1);
+}
+
+namespace {
+/// A row as File → Open Results adds it: loaded from `file`.
+Summary loadedRun(const QString& file, const std::string& variant, std::uint64_t size, double medianMs)
+{
+    Summary s = makeRun(variant + std::to_string(size), variant, size, medianMs);
+    s.runId = loadedRunId(file, s.runId, 0);
+    return s;
+}
+
+int legendEntriesNamed(QCustomPlot* plot, const QString& prefix)
+{
+    int count = 0;
+    for (int i = 0; i < plot->graphCount(); ++i)
+        if (plot->graph(i)->name().startsWith(prefix) && plot->legend->hasItemWithPlottable(plot->graph(i)))
+            ++count;
+    return count;
+}
+
+int pointsInGraphsNamed(QCustomPlot* plot, const QString& prefix)
+{
+    int count = 0;
+    for (int i = 0; i < plot->graphCount(); ++i)
+        if (plot->graph(i)->name().startsWith(prefix))
+            count += plot->graph(i)->data()->size();
+    return count;
+}
+} // namespace
+
+TEST(SweepChart, CacheResidentPointsAreMarkedAndExplained)
+{
+    ResultsModel model;
+    SweepChart chart(&model);
+    chart.resize(800, 500);
+    chart.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&chart));
+    Summary inCache = makeRun("a1", "a", 1024, 0.01);
+    inCache.bytes = 16.0 * 1024;
+    inCache.cacheBytes = 32u * 1024 * 1024;
+    inCache.cacheResident = true;
+    Summary alsoInCache = makeRun("b1", "b", 1024, 0.02);
+    alsoInCache.bytes = 16.0 * 1024;
+    alsoInCache.cacheBytes = 32u * 1024 * 1024;
+    alsoInCache.cacheResident = true;
+    Summary spills = makeRun("a2", "a", 1u << 24, 40.0);
+    spills.cacheResident = false;
+    model.addSummary(inCache);
+    model.addSummary(alsoInCache);
+    model.addSummary(spills);
+    model.addSummary(makeRun("a3", "a", 1u << 20, 2.0)); // unknown residency: an ordinary point
+    chart.rebuildNow();
+
+    ASSERT_EQ(chart.residentPoints().size(), 2u);
+    const auto& point = chart.residentPoints()[0];
+    EXPECT_DOUBLE_EQ(point.key, 1024.0);
+    EXPECT_DOUBLE_EQ(point.value, 0.01);
+    EXPECT_TRUE(point.toolTip.contains(QStringLiteral("the working set (16 KiB) fits in the CPU's last-level cache "
+                                                      "(32 MiB)")))
+        << point.toolTip.toStdString();
+    EXPECT_TRUE(point.toolTip.contains(QStringLiteral("may exceed the DRAM bandwidth ceiling")));
+
+    // A hollow crossed mark in the variant's colour over each resident point, and the legend says so once.
+    QCustomPlot* p = chart.plot();
+    EXPECT_EQ(pointsInGraphsNamed(p, QStringLiteral("fits in cache")), 2);
+    EXPECT_EQ(legendEntriesNamed(p, QStringLiteral("fits in cache")), 1);
+    QCPGraph* a = graphNamed(p, QStringLiteral("a"));
+    ASSERT_NE(a, nullptr);
+    bool markedInA = false;
+    for (int i = 0; i < p->graphCount(); ++i) {
+        const QCPScatterStyle style = p->graph(i)->scatterStyle();
+        if (p->graph(i)->name() == QStringLiteral("fits in cache") && p->graph(i)->data()->size() == 1
+            && p->graph(i)->data()->at(0)->value == 0.01) {
+            markedInA = true;
+            EXPECT_EQ(style.shape(), QCPScatterStyle::ssCrossCircle);
+            EXPECT_TRUE(sameRgb(style.pen().color(), a->pen().color()));
+            EXPECT_FALSE(sameRgb(style.brush().color(), a->pen().color())); // hollow
+        }
+    }
+    EXPECT_TRUE(markedInA);
+
+    // The pointer on the mark gets the reason; away from every mark, nothing.
+    const QPoint at(
+        static_cast<int>(p->xAxis->coordToPixel(point.key)), static_cast<int>(p->yAxis->coordToPixel(0.01)));
+    EXPECT_EQ(chart.toolTipAt(at + QPoint(2, 1)), point.toolTip);
+    EXPECT_TRUE(chart
+                    .toolTipAt(QPoint(static_cast<int>(p->xAxis->coordToPixel(1u << 20)),
+                        static_cast<int>(p->yAxis->coordToPixel(2.0))))
+                    .isEmpty());
+
+    // No resident run: no marks and no legend entry.
+    model.clear();
+    model.addSummary(spills);
+    chart.rebuildNow();
+    EXPECT_TRUE(chart.residentPoints().empty());
+    EXPECT_EQ(graphNamed(p, QStringLiteral("fits in cache")), nullptr);
+}
+
+TEST(SweepChart, APinnedBaselineFileIsOverlaidWhereItMatchesAPlottedRun)
+{
+    ResultsModel model;
+    SweepChart chart(&model);
+    const QString file = QStringLiteral("/data/server/base.json");
+    model.addSummary(makeRun("a1", "a", 1024, 1.0));
+    model.addSummary(makeRun("a2", "a", 2048, 2.0));
+    model.addSummary(makeRun("b1", "b", 1024, 0.5));
+    model.addSummary(loadedRun(file, "a", 1024, 1.5));
+    model.addSummary(loadedRun(file, "a", 2048, 3.0));
+    model.addSummary(loadedRun(file, "a", 4096, 6.0)); // no run of ours at 4096: not drawn
+    Summary otherParams = loadedRun(file, "b", 1024, 0.7);
+    otherParams.params = ParamSet::fromString("precision=f32");
+    model.addSummary(otherParams); // another parameter set: not the same run
+    chart.rebuildNow();
+    // Unpinned, the file's rows are runs like any other (the latest at a size wins).
+    EXPECT_EQ(graphNamed(chart.plot(), QStringLiteral("baseline:")), nullptr);
+    EXPECT_DOUBLE_EQ(graphNamed(chart.plot(), QStringLiteral("a"))->data()->at(0)->value, 1.5);
+
+    chart.setBaselineSource(file);
+    chart.rebuildNow();
+    QCustomPlot* p = chart.plot();
+    QCPGraph* overlay = graphNamed(p, QStringLiteral("baseline: base.json · a"));
+    ASSERT_NE(overlay, nullptr);
+    ASSERT_EQ(overlay->data()->size(), 2);
+    EXPECT_DOUBLE_EQ(overlay->data()->at(0)->key, 1024.0);
+    EXPECT_DOUBLE_EQ(overlay->data()->at(0)->value, 1.5);
+    EXPECT_DOUBLE_EQ(overlay->data()->at(1)->key, 2048.0);
+    EXPECT_DOUBLE_EQ(overlay->data()->at(1)->value, 3.0);
+    EXPECT_EQ(overlay->pen().style(), Qt::DashLine);
+    EXPECT_EQ(pointsInGraphsNamed(p, QStringLiteral("baseline:")), 2);
+    EXPECT_EQ(legendEntriesNamed(p, QStringLiteral("baseline:")), 1);
+    ASSERT_EQ(chart.baselinePoints().size(), 2u);
+    EXPECT_EQ(chart.baselinePoints()[1].toolTip, QStringLiteral("baseline: base.json: a at 2048: median 3 ms"));
+    // The pinned file's rows left the variants' own lines.
+    QCPGraph* a = graphNamed(p, QStringLiteral("a"));
+    ASSERT_NE(a, nullptr);
+    ASSERT_EQ(a->data()->size(), 2);
+    EXPECT_DOUBLE_EQ(a->data()->at(0)->value, 1.0);
+    EXPECT_DOUBLE_EQ(graphNamed(p, QStringLiteral("b"))->data()->at(0)->value, 0.5);
+    EXPECT_TRUE(sameRgb(overlay->pen().color(), a->pen().color())); // the variant's colour, dashed
+
+    chart.setBaselineSource({});
+    chart.rebuildNow();
+    EXPECT_EQ(graphNamed(p, QStringLiteral("baseline:")), nullptr);
+    EXPECT_TRUE(chart.baselinePoints().empty());
+}
+
+TEST(SweepChart, ABaselineThatMatchesNothingSaysSo)
+{
+    ResultsModel model;
+    SweepChart chart(&model);
+    const QString file = QStringLiteral("/tmp/only.csv");
+    model.addSummary(loadedRun(file, "a", 1024, 1.5));
+    chart.setBaselineSource(file);
+    chart.rebuildNow();
+    EXPECT_EQ(graphNamed(chart.plot(), QStringLiteral("baseline:")), nullptr);
+    EXPECT_TRUE(texts(chart.plot()).join('|').contains(QStringLiteral("baseline: only.csv: no plotted run")))
+        << texts(chart.plot()).join('|').toStdString();
+}
+
+TEST(SpeedupChart, APinnedBaselineFileOverlaysItsOwnSpeedups)
+{
+    ResultsModel model;
+    SpeedupChart chart(&model);
+    const QString file = QStringLiteral("/data/base.csv");
+    model.addSummary(makeRun("r1", "ref", 1024, 10.0));
+    model.addSummary(makeRun("f1", "fast", 1024, 2.0));
+    model.addSummary(makeRun("r2", "ref", 2048, 20.0));
+    model.addSummary(makeRun("f2", "fast", 2048, 4.0));
+    model.addSummary(loadedRun(file, "ref", 1024, 12.0));
+    model.addSummary(loadedRun(file, "fast", 1024, 4.0));
+    model.addSummary(loadedRun(file, "fast", 2048, 5.0)); // the file has no ref at 2048: no speedup there
+    chart.setBaseline(QStringLiteral("ref"));
+    chart.setBaselineSource(file);
+    chart.rebuildNow();
+
+    QCPGraph* fast = graphNamed(chart.plot(), QStringLiteral("fast"));
+    ASSERT_NE(fast, nullptr);
+    EXPECT_DOUBLE_EQ(fast->data()->at(0)->value, 5.0); // ours, not the file's
+    QCPGraph* overlay = graphNamed(chart.plot(), QStringLiteral("baseline: base.csv · fast"));
+    ASSERT_NE(overlay, nullptr);
+    ASSERT_EQ(overlay->data()->size(), 1);
+    EXPECT_DOUBLE_EQ(overlay->data()->at(0)->key, 1024.0);
+    EXPECT_DOUBLE_EQ(overlay->data()->at(0)->value, 3.0);
+    EXPECT_EQ(overlay->pen().style(), Qt::DashLine);
+
+    chart.setBaselineSource({});
+    chart.rebuildNow();
+    EXPECT_EQ(graphNamed(chart.plot(), QStringLiteral("baseline:")), nullptr);
 }
 
 // ---------------------------------------------------------------------------------------------------- throughput

@@ -5,6 +5,9 @@
 #include "data/delimited_text.h"
 #include "data/text_file.h"
 #include "gui/charts/chart_view.h"
+#include "gui/charts/speedup_chart.h"
+#include "gui/charts/sweep_chart.h"
+#include "gui/loaded_results.h"
 #include "gui/main_window.h"
 #include "gui/panels/dataset_panel.h"
 #include "gui/panels/run_settings_panel.h"
@@ -18,6 +21,7 @@
 #include <QClipboard>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QSettings>
 #include <QSignalSpy>
@@ -27,6 +31,7 @@
 #include <QTimer>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <qcustomplot.h>
 
 namespace ks::gui {
 namespace {
@@ -231,6 +236,140 @@ TEST_F(MainWindowTest, SavesAndReopensAWorkspace)
     std::ofstream(path(QStringLiteral("broken.ksw")).toStdString()) << "{ \"kernelscope_workspace\": 1, \"workload\": ";
     EXPECT_FALSE(other.openWorkspaceFrom(path(QStringLiteral("broken.ksw")), &error));
     EXPECT_TRUE(error.contains(QStringLiteral("broken.ksw"))) << error.toStdString();
+}
+
+namespace {
+/// What `kernelscope-cli run -w linreg` writes for one variant at one size.
+Summary cliRow(const std::string& variant, std::uint64_t size, double medianMs)
+{
+    Summary s;
+    s.runId = "20261124T050000-1-" + variant + std::to_string(size);
+    s.workload = "linreg";
+    s.variant = variant;
+    s.variantName = variant;
+    s.backend = "cpu";
+    s.size = size;
+    s.datasetHash = "ks64:0011223344556677";
+    s.params = ParamSet::fromString("precision=f64");
+    s.outcome = Outcome::Passed;
+    s.repetitions = 3;
+    s.medianMs = medianMs;
+    s.samplesMs = {medianMs, medianMs, medianMs};
+    return s;
+}
+} // namespace
+
+TEST_F(MainWindowTest, OpensCliResultFilesAsLoadedRows)
+{
+    const QString json = path(QStringLiteral("server.json"));
+    const QString csv = path(QStringLiteral("server.csv"));
+    writeJson(json.toStdString(), {cliRow("reference", 1024, 2.0), cliRow("cpu_four_sums", 1024, 1.0)});
+    writeCsv(csv.toStdString(), {cliRow("cpu_openmp", 1024, 0.5)});
+    QString error;
+    ASSERT_TRUE(m_window->openResultsFile(json, &error)) << error.toStdString();
+    ASSERT_TRUE(m_window->openResultsFile(csv, &error)) << error.toStdString();
+    ResultsModel* model = m_window->resultsModel();
+    ASSERT_EQ(model->rowCount(), 3);
+    EXPECT_EQ(model->summary(0).variant, "reference");
+    EXPECT_DOUBLE_EQ(model->summary(1).medianMs, 1.0);
+    EXPECT_EQ(model->summary(1).samplesMs.size(), 3u);
+    EXPECT_EQ(model->summary(2).variant, "cpu_openmp");
+    EXPECT_EQ(loadedSource(model->summary(0)), QFileInfo(json).absoluteFilePath());
+    EXPECT_EQ(loadedSource(model->summary(2)), QFileInfo(csv).absoluteFilePath());
+    EXPECT_EQ(m_window->loadedResultFiles(),
+        (QStringList {QFileInfo(json).absoluteFilePath(), QFileInfo(csv).absoluteFilePath()}));
+    // The table says where a loaded row came from.
+    const QString tip = model->data(model->index(0, ResultsModel::VariantColumn), Qt::ToolTipRole).toString();
+    EXPECT_TRUE(tip.contains(QStringLiteral("loaded from %1").arg(QFileInfo(json).absoluteFilePath())))
+        << tip.toStdString();
+    // The sweep chart draws them like the app's own runs.
+    ChartView* sweep = m_window->chart(QStringLiteral("Sweep"));
+    ASSERT_NE(sweep, nullptr);
+    sweep->rebuildNow();
+    EXPECT_EQ(sweep->pointCount(), 3);
+    // Opening a file again replaces its rows rather than adding them twice.
+    ASSERT_TRUE(m_window->openResultsFile(json, &error));
+    EXPECT_EQ(model->rowCount(), 3);
+    EXPECT_TRUE(m_window->statusText().contains(QStringLiteral("Opened 2 results")))
+        << m_window->statusText().toStdString();
+}
+
+TEST_F(MainWindowTest, ABadResultsFileIsOneLineNamingTheFileAndTheLine)
+{
+    const QString bad = path(QStringLiteral("bad.csv"));
+    std::ofstream(bad.toStdString()) << "workload,variant,outcome,size,median_ms\nlinreg,reference,passed,1024,soon\n";
+    QString error;
+    EXPECT_FALSE(m_window->openResultsFile(bad, &error));
+    EXPECT_TRUE(error.contains(QFileInfo(bad).absoluteFilePath())) << error.toStdString();
+    EXPECT_TRUE(error.contains(QStringLiteral("line 2, column 5"))) << error.toStdString();
+    EXPECT_TRUE(error.contains(QStringLiteral("'soon' is not a number"))) << error.toStdString();
+    EXPECT_FALSE(error.contains(QLatin1Char('\n')));
+    EXPECT_EQ(m_window->statusText(), error);
+    const QString notJson = path(QStringLiteral("notes.json"));
+    std::ofstream(notJson.toStdString()) << "{ \"hello\": 1 }";
+    EXPECT_FALSE(m_window->openResultsFile(notJson, &error));
+    EXPECT_TRUE(error.contains(QStringLiteral("not a KernelScope results file"))) << error.toStdString();
+    EXPECT_FALSE(m_window->openResultsFile(path(QStringLiteral("missing.json")), &error));
+    EXPECT_TRUE(error.contains(QStringLiteral("cannot open"))) << error.toStdString();
+    EXPECT_EQ(m_window->resultsModel()->rowCount(), 0);
+}
+
+TEST_F(MainWindowTest, PinsALoadedFileAsTheBaselineAndAWorkspaceRemembersIt)
+{
+    const QString before = path(QStringLiteral("before.json"));
+    const QString after = path(QStringLiteral("after.csv"));
+    writeJson(before.toStdString(),
+        {cliRow("reference", 1024, 2.0), cliRow("cpu_four_sums", 1024, 1.0), cliRow("cpu_four_sums", 4096, 4.0)});
+    writeCsv(after.toStdString(),
+        {cliRow("reference", 1024, 2.0), cliRow("cpu_four_sums", 1024, 0.5), cliRow("cpu_four_sums", 4096, 3.0)});
+    QString error;
+    ASSERT_TRUE(m_window->openResultsFile(before, &error)) << error.toStdString();
+    ASSERT_TRUE(m_window->openResultsFile(after, &error)) << error.toStdString();
+    const QString pinned = QFileInfo(before).absoluteFilePath();
+    m_window->pinBaseline(pinned);
+    EXPECT_EQ(m_window->pinnedBaseline(), pinned);
+
+    auto* sweep = qobject_cast<SweepChart*>(m_window->chart(QStringLiteral("Sweep")));
+    ASSERT_NE(sweep, nullptr);
+    sweep->rebuildNow();
+    ASSERT_EQ(sweep->baselinePoints().size(), 3u);
+    EXPECT_DOUBLE_EQ(sweep->baselinePoints()[1].value, 1.0);
+    EXPECT_DOUBLE_EQ(sweep->baselinePoints()[2].value, 4.0);
+    EXPECT_EQ(sweep->pointCount(), 3 + 3); // after.csv's lines and before.json's overlay
+    auto* speedup = qobject_cast<SpeedupChart*>(m_window->chart(QStringLiteral("Speedup")));
+    ASSERT_NE(speedup, nullptr);
+    speedup->setBaseline(QStringLiteral("reference"));
+    speedup->rebuildNow();
+    QCPGraph* overlay = nullptr;
+    for (int i = 0; i < speedup->plot()->graphCount(); ++i)
+        if (speedup->plot()->graph(i)->name() == QStringLiteral("baseline: before.json · cpu_four_sums"))
+            overlay = speedup->plot()->graph(i);
+    ASSERT_NE(overlay, nullptr);
+    ASSERT_EQ(overlay->data()->size(), 1);
+    EXPECT_DOUBLE_EQ(overlay->data()->at(0)->value, 2.0);
+
+    const QString file = path(QStringLiteral("pinned.ksw"));
+    ASSERT_TRUE(m_window->saveWorkspaceTo(file, &error)) << error.toStdString();
+    EXPECT_EQ(loadWorkspace(file).baselineSource, pinned);
+    MainWindow other;
+    ASSERT_TRUE(other.openWorkspaceFrom(file, &error)) << error.toStdString();
+    EXPECT_EQ(other.pinnedBaseline(), pinned);
+    auto* otherSweep = qobject_cast<SweepChart*>(other.chart(QStringLiteral("Sweep")));
+    ASSERT_NE(otherSweep, nullptr);
+    otherSweep->rebuildNow();
+    EXPECT_EQ(otherSweep->baselinePoints().size(), 3u);
+
+    m_window->pinBaseline({});
+    sweep->rebuildNow();
+    EXPECT_TRUE(sweep->baselinePoints().empty());
+    EXPECT_EQ(sweep->baselineSource(), QString());
+
+    // The table's context action pins the file of the row under the cursor.
+    auto* pinRow = m_window->resultsTable()->findChild<QAction*>(QStringLiteral("pinRowBaseline"));
+    ASSERT_NE(pinRow, nullptr);
+    m_window->resultsTable()->setCurrentIndex(m_window->resultsTable()->model()->index(4, 0));
+    pinRow->trigger();
+    EXPECT_EQ(m_window->pinnedBaseline(), QFileInfo(after).absoluteFilePath());
 }
 
 TEST_F(MainWindowTest, TheStatusLineTalliesTheSweepsOwnSummaries)

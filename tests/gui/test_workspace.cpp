@@ -157,8 +157,10 @@ TEST_F(WorkspaceFile, SavesAndLoadsSettingsDatasetAndSummaries)
     EXPECT_EQ(back.variants, w.variants);
     expectSameSettings(back.settings, w.settings);
     expectSameSummaries(back.summaries, w.summaries);
+    EXPECT_TRUE(back.baselineSource.isEmpty());
 
     Workspace file = w;
+    file.baselineSource = QStringLiteral("/data/server run.json");
     file.fromFile = true;
     file.filePath = QStringLiteral("/data/points.csv");
     file.h5Path = QStringLiteral("/series");
@@ -171,6 +173,7 @@ TEST_F(WorkspaceFile, SavesAndLoadsSettingsDatasetAndSummaries)
     EXPECT_EQ(fileBack.h5Path, file.h5Path);
     EXPECT_TRUE(fileBack.allowNonFinite);
     EXPECT_EQ(fileBack.datasetHash, file.datasetHash);
+    EXPECT_EQ(fileBack.baselineSource, file.baselineSource);
 }
 
 TEST_F(WorkspaceFile, AFormatOneWorkspaceStillLoads)
@@ -199,6 +202,7 @@ TEST_F(WorkspaceFile, AFormatOneWorkspaceStillLoads)
     EXPECT_FALSE(w.settings.options.flushL2);
     EXPECT_EQ(w.settings.baseline, QStringLiteral("cpu_four_sums"));
     expectSameSummaries(w.summaries, {summary(0)});
+    EXPECT_TRUE(w.baselineSource.isEmpty()); // written before baselines could be pinned
 }
 
 TEST_F(WorkspaceFile, ANewerFormatIsRefusedByName)
