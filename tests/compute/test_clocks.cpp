@@ -275,6 +275,16 @@ TEST(Nvml, NvmlReadsTheClocksOfACudaRun)
         EXPECT_GT(c, 0.0);
     ASSERT_EQ(recorder.samples.size(), s.samplesMs.size());
     EXPECT_TRUE(recorder.samples.front().clock.has_value());
+    // The readings are outside the timed window but inside the run's time limit: they must stay cheap.
+    auto sampler = device::nvmlSampler(s.device.uuid);
+    ASSERT_EQ(sampler->unavailableReason(), "");
+    constexpr int kReadings = 100;
+    const double start = steadyClock().nowSeconds();
+    for (int i = 0; i < kReadings; ++i)
+        ASSERT_TRUE(sampler->sample().has_value());
+    const double usPerReading = (steadyClock().nowSeconds() - start) * 1e6 / kReadings;
+    EXPECT_LT(usPerReading, 5000.0);
+    std::cout << "one NVML reading: " << usPerReading << " us\n";
     std::cout << "SM clock " << s.clockMinMHz << "-" << s.clockMaxMHz << " MHz, " << s.throttledSamples << " of "
               << s.repetitions << " throttled, power " << s.powerW.back() << " W, " << s.temperatureC.back() << " C\n";
 }
