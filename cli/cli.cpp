@@ -88,18 +88,43 @@ public:
         std::snprintf(line, sizeof line, "%-14s %-8s %12llu %-9s %5d %11s %7s %9s %7s %9s  %s", s.variant.c_str(),
             s.backend.c_str(), static_cast<unsigned long long>(s.size), outcomeName(s.outcome), s.repetitions,
             timed ? fmt("%.4f", s.medianMs).c_str() : "-", timed ? fmt("%.2f", s.noisePct).c_str() : "-", rate.c_str(),
-            peak.c_str(), delta.c_str(), shortened(s.message, 90).c_str());
+            peak.c_str(), delta.c_str(), shortened(withClocks(s), 90).c_str());
         m_out << line << '\n' << std::flush;
     }
-    /// One line under the table explaining the mark, printed only when some row carries it.
+    /// The note with the sampled clock range in front ("clock 1755-1980 MHz, 3 throttled; …"); a run that sampled
+    /// none keeps the reason for the legend.
+    std::string withClocks(const Summary& s)
+    {
+        if (s.clockSource.empty()) {
+            if (!s.clockReason.empty() && m_clockReasons.size() < kMaxClockReasons
+                && std::find(m_clockReasons.begin(), m_clockReasons.end(), s.clockReason) == m_clockReasons.end())
+                m_clockReasons.push_back(s.clockReason);
+            return s.message;
+        }
+        std::string clocks = "clock " + fmt("%.0f", s.clockMinMHz);
+        if (std::lround(s.clockMaxMHz) != std::lround(s.clockMinMHz))
+            clocks += "-" + fmt("%.0f", s.clockMaxMHz);
+        clocks += " MHz";
+        if (s.throttledSamples > 0) {
+            clocks += ", " + std::to_string(s.throttledSamples) + " throttled";
+            m_anyThrottled = true;
+        }
+        return s.message.empty() ? clocks : clocks + "; " + s.message;
+    }
+    /// The lines under the table explaining its marks, each printed only when some row needs it.
     void printLegend()
     {
+        if (m_anyThrottled)
+            m_out << "throttled: repetitions during which NVML reported a power or thermal slowdown; their times are "
+                     "kept (rep_throttled in --json marks which)\n";
+        for (const auto& reason : m_clockReasons)
+            m_out << "clocks not sampled: " << reason << '\n';
         if (m_anyResident)
             m_out << kResidentMark
                   << " working set fits in the last-level cache (L2 for a GPU, LLC for the host): after its first "
                      "touch it is read from cache even with flushing, so GB/s may exceed the DRAM ceiling and %peak "
-                     "100 %\n"
-                  << std::flush;
+                     "100 %\n";
+        m_out << std::flush;
     }
 
 private:
@@ -108,7 +133,10 @@ private:
     bool m_quiet;
     bool m_headerPrinted = false;
     bool m_anyResident = false;
+    bool m_anyThrottled = false;
+    std::vector<std::string> m_clockReasons;
     static constexpr const char* kResidentMark = "*";
+    static constexpr std::size_t kMaxClockReasons = 4;
 };
 
 /// Appends every Summary to the --csv file as it arrives.

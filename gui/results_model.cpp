@@ -244,6 +244,23 @@ void ResultsModel::appendToRow(Row& row, const Sample& sample)
     s.samplesMs.push_back(sample.ms);
     if (sample.metric)
         s.sampleMetrics.push_back(*sample.metric);
+    if (sample.clock) {
+        // A repetition whose clocks could not be read has none: zeros keep the arrays aligned with the times, as
+        // the runner's Summary has them.
+        const std::size_t at = s.samplesMs.size() - 1;
+        s.clockMHz.resize(at, 0.0);
+        s.memClockMHz.resize(at, 0.0);
+        s.temperatureC.resize(at, 0.0);
+        s.powerW.resize(at, 0.0);
+        s.throttleReasons.resize(at, 0);
+        s.throttled.resize(at, false);
+        s.clockMHz.push_back(sample.clock->smClockMHz);
+        s.memClockMHz.push_back(sample.clock->memClockMHz);
+        s.temperatureC.push_back(sample.clock->temperatureC);
+        s.powerW.push_back(sample.clock->powerW);
+        s.throttleReasons.push_back(sample.clock->throttleReasons);
+        s.throttled.push_back(sample.clock->throttled);
+    }
     row.stats.add(sample.ms);
     s.repetitions = static_cast<int>(row.stats.count());
     s.meanMs = row.stats.mean();

@@ -132,6 +132,12 @@ const std::vector<std::string>& csvColumns()
         "facts",
         "cache_bytes",
         "fits_in_cache",
+        // Clocks sampled around the repetitions (issue 12, item 3).
+        "sm_clock_min_mhz",
+        "sm_clock_max_mhz",
+        "throttled_samples",
+        "clock_source",
+        "clock_reason",
     };
     return columns;
 }
@@ -188,6 +194,11 @@ std::vector<std::string> csvRow(const Summary& s)
         namedText(s.facts),
         s.cacheBytes > 0 ? std::to_string(s.cacheBytes) : "",
         s.cacheResident ? (*s.cacheResident ? "yes" : "no") : "",
+        s.clockSource.empty() ? "" : num(s.clockMinMHz),
+        s.clockSource.empty() ? "" : num(s.clockMaxMHz),
+        s.clockSource.empty() ? "" : std::to_string(s.throttledSamples),
+        s.clockSource,
+        s.clockReason,
     };
 }
 
@@ -450,6 +461,23 @@ nlohmann::ordered_json toJson(const Summary& s)
         j["fits_in_cache"] = *s.cacheResident;
     else
         j["fits_in_cache"] = nullptr;
+    // Clocks: the range and count as numbers (null when not sampled), and one array entry per repetition.
+    const bool clocked = !s.clockSource.empty();
+    j["sm_clock_min_mhz"] = clocked ? nlohmann::ordered_json(jnum(s.clockMinMHz)) : nullptr;
+    j["sm_clock_max_mhz"] = clocked ? nlohmann::ordered_json(jnum(s.clockMaxMHz)) : nullptr;
+    j["throttled_samples"] = clocked ? nlohmann::ordered_json(s.throttledSamples) : nullptr;
+    auto reals = [](const std::vector<double>& values) {
+        nlohmann::ordered_json a = nlohmann::ordered_json::array();
+        for (double v : values)
+            a.push_back(jnum(v));
+        return a;
+    };
+    j["rep_sm_clock_mhz"] = reals(s.clockMHz);
+    j["rep_mem_clock_mhz"] = reals(s.memClockMHz);
+    j["rep_temperature_c"] = reals(s.temperatureC);
+    j["rep_power_w"] = reals(s.powerW);
+    j["rep_throttle_reasons"] = s.throttleReasons;
+    j["rep_throttled"] = s.throttled;
     nlohmann::ordered_json samples = nlohmann::ordered_json::array();
     for (double v : s.samplesMs)
         samples.push_back(jnum(v));
@@ -549,6 +577,28 @@ Summary summaryFromJson(const nlohmann::ordered_json& j)
         s.cacheBytes = j["cache_bytes"].get<std::uint64_t>();
     if (j.contains("fits_in_cache") && j["fits_in_cache"].is_boolean())
         s.cacheResident = j["fits_in_cache"].get<bool>();
+    // Files written before clocks were sampled have none of these keys: no clocks, and no reason either.
+    s.clockSource = text("clock_source");
+    s.clockReason = text("clock_reason");
+    s.clockMinMHz = real("sm_clock_min_mhz");
+    s.clockMaxMHz = real("sm_clock_max_mhz");
+    if (j.contains("throttled_samples") && j["throttled_samples"].is_number_integer())
+        s.throttledSamples = j["throttled_samples"].get<int>();
+    auto readReals = [&](const char* key, std::vector<double>& out) {
+        if (j.contains(key) && j[key].is_array())
+            for (const auto& v : j[key])
+                out.push_back(fromJnum(v));
+    };
+    readReals("rep_sm_clock_mhz", s.clockMHz);
+    readReals("rep_mem_clock_mhz", s.memClockMHz);
+    readReals("rep_temperature_c", s.temperatureC);
+    readReals("rep_power_w", s.powerW);
+    if (j.contains("rep_throttle_reasons") && j["rep_throttle_reasons"].is_array())
+        for (const auto& v : j["rep_throttle_reasons"])
+            s.throttleReasons.push_back(v.is_number_unsigned() ? v.get<std::uint64_t>() : 0);
+    if (j.contains("rep_throttled") && j["rep_throttled"].is_array())
+        for (const auto& v : j["rep_throttled"])
+            s.throttled.push_back(v.is_boolean() && v.get<bool>());
     s.version = text("ks_version");
     if (j.contains("samples_ms"))
         for (const auto& v : j["samples_ms"])

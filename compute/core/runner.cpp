@@ -99,6 +99,7 @@ CeilingsProvider calibratedCeilings()
 Runner::Runner(const Clock& clock)
     : m_clock(&clock)
     , m_ceilings(calibratedCeilings())
+    , m_clockSamplers(defaultClockSamplers())
 {
 }
 
@@ -137,8 +138,10 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
     s.device = deviceFor(variant.backend, options.device);
 
     RunningStats stats;
+    ClockRecorder clocks(m_clockSamplers ? m_clockSamplers(variant.backend, s.device) : nullptr);
     auto finish = [&](Outcome outcome, std::string message) {
         fillTiming(s, stats);
+        clocks.finish(s);
         if (s.repetitions > 0) {
             try {
                 fillRates(s, workload.cost(request.dataset, request.params),
@@ -184,15 +187,19 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
                 cancelled = true;
                 break;
             }
+            // Clocks are read outside the timed window (before the flush, after the time was read), so the few NVML
+            // calls cost no repetition any time.
+            clocks.before();
             if (options.flushL2)
                 prepared->flushCaches();
             timer.start();
             prepared->run();
             timer.stop();
             const double ms = timer.elapsedMs();
+            const std::optional<ClockSample> clock = clocks.after(s);
             stats.add(ms);
             s.samplesMs.push_back(ms);
-            Sample sample {s.runId, s.workload, s.variant, s.size, static_cast<int>(stats.count()) - 1, ms, {}};
+            Sample sample {s.runId, s.workload, s.variant, s.size, static_cast<int>(stats.count()) - 1, ms, {}, clock};
             if (auto m = prepared->metric()) {
                 sample.metric = m;
                 s.sampleMetrics.push_back(*m);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "compute/core/clock_sampler.h"
 #include "compute/core/observer.h"
 #include "compute/core/params.h"
 #include "compute/core/summary.h"
@@ -56,6 +57,8 @@ class Runner {
 public:
     explicit Runner(const Clock& clock = steadyClock());
     void setCeilingsProvider(CeilingsProvider provider) { m_ceilings = std::move(provider); }
+    /// Where the clocks sampled around each repetition come from (defaultClockSamplers(); tests inject a fake).
+    void setClockSamplers(ClockSamplerFactory factory) { m_clockSamplers = std::move(factory); }
 
     Summary run(const RunRequest& request, RunObserver& observer, std::stop_token stop = {}) const;
 
@@ -66,6 +69,7 @@ public:
 private:
     const Clock* m_clock;
     CeilingsProvider m_ceilings;
+    ClockSamplerFactory m_clockSamplers;
 };
 
 } // namespace ks

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "compute/core/clock_sampler.h"
 #include "compute/core/params.h"
 #include "compute/core/result.h"
 #include "compute/device/device_info.h"
@@ -21,6 +22,7 @@ struct Sample {
     int repetition = 0; ///< 0-based, warm-ups excluded
     double ms = 0.0;
     std::optional<double> metric; ///< e.g. a training step's loss
+    std::optional<ClockSample> clock; ///< the device's clocks around this repetition (ClockRecorder::after)
 };
 
 enum class Outcome { Passed, Incorrect, Failed, Skipped, Cancelled };
@@ -84,6 +86,21 @@ struct Summary {
     /// stateDigest); empty when the run has no state or the replay did not finish.
     std::optional<bool> deterministic;
     Facts facts; ///< PreparedRun::facts
+
+    /// Clocks sampled around each repetition (ClockRecorder): one entry per repetition, in samplesMs's order, or none
+    /// at all when nothing could be sampled (clockReason says why). Throttled repetitions are kept and marked, never
+    /// dropped: the times stand, and the mark says why some may be slow.
+    std::vector<double> clockMHz; ///< SM clock (GPU) or mean core frequency (host)
+    std::vector<double> memClockMHz;
+    std::vector<double> temperatureC;
+    std::vector<double> powerW;
+    std::vector<std::uint64_t> throttleReasons; ///< NVML reason bits, kThrottle… in clock_sampler.h
+    std::vector<bool> throttled; ///< isThrottled(throttleReasons[i])
+    double clockMinMHz = 0.0; ///< the SM clock's range over the repetitions; 0 when not sampled
+    double clockMaxMHz = 0.0;
+    int throttledSamples = 0; ///< repetitions marked throttled
+    std::string clockSource; ///< "nvml", "cpufreq", or empty when not sampled
+    std::string clockReason; ///< why no clocks were sampled; empty when they were
 };
 
 /// The residency rule of Summary::cacheResident: a working set of `bytes` fits when it is no larger than the cache;

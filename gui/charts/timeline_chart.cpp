@@ -3,8 +3,10 @@
 #include "gui/results_model.h"
 #include "gui/theme.h"
 
+#include <QAction>
 #include <algorithm>
 #include <bit>
+#include <limits>
 #include <map>
 #include <qcustomplot.h>
 
@@ -61,6 +63,21 @@ TimelineChart::TimelineChart(ResultsModel* model, QWidget* parent)
     plot()->xAxis->setLabel(tr("repetition"));
     plot()->yAxis->setLabel(tr("time (ms)"));
     plot()->legend->setFont(font());
+    m_clockAction = new QAction(tr("Overlay clock"), this);
+    m_clockAction->setCheckable(true);
+    m_clockAction->setChecked(m_clockOverlay);
+    connect(m_clockAction, &QAction::toggled, this, &TimelineChart::setClockOverlay);
+    plot()->addAction(m_clockAction);
+    plot()->setContextMenuPolicy(Qt::ActionsContextMenu);
+}
+
+void TimelineChart::setClockOverlay(bool on)
+{
+    if (on == m_clockOverlay)
+        return;
+    m_clockOverlay = on;
+    m_clockAction->setChecked(on);
+    scheduleRebuild();
 }
 
 QString TimelineChart::title() const
@@ -76,6 +93,8 @@ void TimelineChart::rebuild()
 
     // The most recent run of each variant that has timed something (a skipped run has no repetitions to show).
     std::map<int, int> latestRowByVariant;
+    double clockLow = std::numeric_limits<double>::infinity();
+    double clockHigh = -std::numeric_limits<double>::infinity();
     for (int row = 0; row < model()->rowCount(); ++row) {
         const Summary& s = model()->summary(row);
         if (!s.samplesMs.empty())
@@ -121,6 +140,26 @@ void TimelineChart::rebuild()
         if (!over)
             median->removeFromLegend();
 
+        // The clock goes in first so it is drawn under the times. A repetition whose reading failed (0) is left out.
+        if (m_clockOverlay && !s.clockMHz.empty()) {
+            QVector<double> clockKeys, clocks;
+            for (qsizetype i = 0; i < n && i < static_cast<qsizetype>(s.clockMHz.size()); ++i) {
+                const double mhz = s.clockMHz[static_cast<std::size_t>(i)];
+                if (mhz > 0.0) {
+                    clockKeys.push_back(keys[i]);
+                    clocks.push_back(mhz);
+                    clockLow = std::min(clockLow, mhz);
+                    clockHigh = std::max(clockHigh, mhz);
+                }
+            }
+            if (!clocks.isEmpty()) {
+                QCPGraph* clock = p->addGraph(p->xAxis, p->yAxis2);
+                clock->setData(clockKeys, clocks, true);
+                clock->setPen(QPen(color, 1, Qt::DotLine));
+                clock->setName(tr("%1 clock (MHz)").arg(variant));
+            }
+        }
+
         QCPGraph* samples = p->addGraph();
         samples->setData(keys, times, true);
         samples->setLineStyle(QCPGraph::lsNone);
@@ -128,6 +167,23 @@ void TimelineChart::rebuild()
         samples->setPen(QPen(color));
         samples->setName(QStringLiteral("%1 · n=%2%3")
                              .arg(variant, formatSize(s.size), model()->isRunning(row) ? tr(" (running)") : QString()));
+
+        // Throttled repetitions stay in the times and the statistics; the ring says their clock was pulled down.
+        QVector<double> throttledKeys, throttledTimes;
+        for (qsizetype i = 0; i < n && i < static_cast<qsizetype>(s.throttled.size()); ++i)
+            if (s.throttled[static_cast<std::size_t>(i)]) {
+                throttledKeys.push_back(keys[i]);
+                throttledTimes.push_back(times[i]);
+            }
+        if (!throttledKeys.isEmpty()) {
+            QCPGraph* marks = p->addGraph();
+            marks->setData(throttledKeys, throttledTimes, true);
+            marks->setLineStyle(QCPGraph::lsNone);
+            marks->setScatterStyle(
+                QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(alarmColor(), 1.5), Qt::NoBrush, 10));
+            marks->setPen(QPen(alarmColor()));
+            marks->setName(tr("%1 throttled (%2)").arg(variant).arg(throttledKeys.size()));
+        }
     }
     // One legend entry explains every variant's line and band, so the legend stays one line per variant. It is
     // an empty graph: it draws nothing and counts no points.
@@ -140,6 +196,15 @@ void TimelineChart::rebuild()
         key->setName(tr("running median, interquartile band"));
     }
     rescaleWithMargin();
+    // The clock's own axis on the right, padded so a flat clock is a line, not the axis edge.
+    const bool clocked = clockHigh >= clockLow;
+    p->yAxis2->setVisible(clocked);
+    if (clocked) {
+        styleAxis(p->yAxis2);
+        p->yAxis2->setLabel(tr("clock (MHz)"));
+        const double pad = std::max(0.1 * (clockHigh - clockLow), 50.0);
+        p->yAxis2->setRange(std::max(clockLow - pad, 0.0), clockHigh + pad);
+    }
 }
 
 } // namespace ks::gui

@@ -128,6 +128,33 @@ TEST_F(Cli, ACacheResidentRunIsMarkedAndExplainedUnderTheTable)
     EXPECT_NE(out.substr(row, out.find('\n', row) - row).find("* "), std::string::npos) << out;
 }
 
+TEST_F(Cli, EachRowSaysItsClockRangeOrWhyNoneWasSampled)
+{
+    ASSERT_EQ(cli({"run", "-w", "linreg", "-v", "cpu_four_sums", "-g", "n=1024", "--min-reps", "3", "--max-reps", "3",
+                  "--no-calibrate", "--json", path("r.json"), "-q"}),
+        kExitOk)
+        << m_err.str();
+    const auto summaries = readJson(path("r.json"));
+    ASSERT_EQ(summaries.size(), 1u);
+    const Summary& s = summaries[0];
+    const std::string out = m_out.str();
+    if (s.clockSource.empty()) {
+        // No cpufreq here (a VM or container): the row has no range, one line under the table says why.
+        EXPECT_FALSE(s.clockReason.empty());
+        EXPECT_TRUE(s.clockMHz.empty());
+        EXPECT_NE(out.find("clocks not sampled: " + s.clockReason + "\n"), std::string::npos) << out;
+        EXPECT_EQ(out.find("clock "), std::string::npos) << out;
+        return;
+    }
+    EXPECT_EQ(s.clockSource, "cpufreq");
+    EXPECT_EQ(s.clockMHz.size(), 3u);
+    EXPECT_GT(s.clockMinMHz, 0.0);
+    const auto row = out.find("cpu_four_sums");
+    ASSERT_NE(row, std::string::npos) << out;
+    EXPECT_NE(out.substr(row, out.find('\n', row) - row).find("clock "), std::string::npos) << out;
+    EXPECT_EQ(out.find("clocks not sampled"), std::string::npos) << out;
+}
+
 TEST_F(Cli, RunsOnAFileAndSweepsPrefixesOfIt)
 {
     std::ofstream(path("points.csv")) << "# a comment\nx,y\n0,1\n1,3\n2,5\n3,7\n";

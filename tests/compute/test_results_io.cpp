@@ -99,7 +99,8 @@ TEST_F(ResultsIo, CsvColumnsAreTheDocumentedSchema)
         "item_name", "items_per_s", "peak_kind", "peak_value", "pct_of_peak", "delta_kind", "delta_value", "tolerance",
         "delta_details", "message", "device_kind", "device_index", "device_name", "sm_count", "compute_capability",
         "sm_clock_mhz", "mem_clock_mhz", "driver_version", "runtime_version", "ks_version", "deterministic", "facts",
-        "cache_bytes", "fits_in_cache"};
+        "cache_bytes", "fits_in_cache", "sm_clock_min_mhz", "sm_clock_max_mhz", "throttled_samples", "clock_source",
+        "clock_reason"};
     EXPECT_EQ(csvColumns(), expected);
     EXPECT_EQ(csvRow(sample()).size(), expected.size());
 }

@@ -14,6 +14,7 @@
 #include "gui/views/result_values_view.h"
 #include "gui/views/workload_view.h"
 
+#include <QAction>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QTemporaryDir>
@@ -214,6 +215,78 @@ TEST(TimelineChart, FinishedRunOverToleranceGetsARedMedian)
     ASSERT_NE(median, nullptr);
     EXPECT_TRUE(sameRgb(median->pen().color(), alarmColor()));
     EXPECT_EQ(chart.pointCount(), 4 * 6);
+}
+
+TEST(TimelineChart, OverlaysTheClockOnASecondAxisAndRingsThrottledRepetitions)
+{
+    ResultsModel model;
+    TimelineChart chart(&model);
+    // Streamed live: repetition 2's reading failed (no clock), repetition 3 was throttled by the power cap.
+    const double mhz[] = {1980, 1965, 0, 1755};
+    for (int i = 0; i < 4; ++i) {
+        Sample sample = makeSample("a-1", "a", i, 1.0 + 0.1 * i);
+        if (mhz[i] > 0) {
+            ClockSample clock;
+            clock.smClockMHz = mhz[i];
+            clock.throttleReasons = i == 3 ? kThrottleSwPowerCap : kThrottleGpuIdle;
+            clock.throttled = isThrottled(clock.throttleReasons);
+            sample.clock = clock;
+        }
+        model.addSample(sample);
+    }
+    const Summary& live = model.summary(0);
+    EXPECT_EQ(live.clockMHz, (std::vector<double> {1980, 1965, 0, 1755}));
+    EXPECT_EQ(live.throttled, (std::vector<bool> {false, false, false, true}));
+    chart.rebuildNow();
+
+    QCPGraph* clock = graphNamed(chart.plot(), QStringLiteral("a clock (MHz)"));
+    ASSERT_NE(clock, nullptr);
+    EXPECT_EQ(clock->valueAxis(), chart.plot()->yAxis2);
+    ASSERT_EQ(clock->data()->size(), 3); // the failed reading is left out, not drawn at 0 MHz
+    EXPECT_DOUBLE_EQ(clock->data()->at(2)->key, 3.0);
+    EXPECT_DOUBLE_EQ(clock->data()->at(2)->value, 1755.0);
+    EXPECT_LE(clock->pen().widthF(), 1.0);
+    EXPECT_TRUE(chart.plot()->yAxis2->visible());
+    EXPECT_EQ(chart.plot()->yAxis2->label(), QStringLiteral("clock (MHz)"));
+    EXPECT_TRUE(chart.plot()->yAxis2->range().contains(1755.0));
+    EXPECT_TRUE(chart.plot()->yAxis2->range().contains(1980.0));
+
+    // The throttled repetition keeps its time and gets a red ring on it.
+    QCPGraph* rings = graphNamed(chart.plot(), QStringLiteral("a throttled (1)"));
+    ASSERT_NE(rings, nullptr);
+    ASSERT_EQ(rings->data()->size(), 1);
+    EXPECT_DOUBLE_EQ(rings->data()->at(0)->key, 3.0);
+    EXPECT_DOUBLE_EQ(rings->data()->at(0)->value, 1.3);
+    EXPECT_EQ(rings->scatterStyle().shape(), QCPScatterStyle::ssCircle);
+    EXPECT_TRUE(sameRgb(rings->scatterStyle().pen().color(), alarmColor()));
+    QCPGraph* samples = graphNamed(chart.plot(), QStringLiteral("a · "));
+    ASSERT_NE(samples, nullptr);
+    EXPECT_EQ(samples->data()->size(), 4);
+
+    // The context action turns the clock off (the rings stay: they are about the times) and back on.
+    ASSERT_NE(chart.clockOverlayAction(), nullptr);
+    EXPECT_TRUE(chart.plot()->actions().contains(chart.clockOverlayAction()));
+    chart.clockOverlayAction()->trigger();
+    EXPECT_FALSE(chart.clockOverlay());
+    chart.rebuildNow();
+    EXPECT_EQ(graphNamed(chart.plot(), QStringLiteral("a clock")), nullptr);
+    EXPECT_FALSE(chart.plot()->yAxis2->visible());
+    EXPECT_NE(graphNamed(chart.plot(), QStringLiteral("a throttled")), nullptr);
+    chart.setClockOverlay(true);
+    chart.rebuildNow();
+    EXPECT_NE(graphNamed(chart.plot(), QStringLiteral("a clock")), nullptr);
+}
+
+TEST(TimelineChart, RunsWithoutClocksShowNoClockAxis)
+{
+    ResultsModel model;
+    TimelineChart chart(&model);
+    for (int i = 0; i < 3; ++i)
+        model.addSample(makeSample("a-1", "a", i, 1.0));
+    chart.rebuildNow();
+    EXPECT_FALSE(chart.plot()->yAxis2->visible());
+    EXPECT_EQ(graphNamed(chart.plot(), QStringLiteral("a clock")), nullptr);
+    EXPECT_EQ(chart.pointCount(), 4 * 3);
 }
 
 TEST(ChartThrottle, ReplotsAtMostAboutThirtyTimesASecond)

@@ -10,7 +10,7 @@ namespace {
 
 Sample sampleOf(const std::string& run, const std::string& variant, int rep, double ms)
 {
-    return Sample {run, "linreg", variant, 1000, rep, ms, std::nullopt};
+    return Sample {run, "linreg", variant, 1000, rep, ms, std::nullopt, std::nullopt};
 }
 
 Summary summaryOf(const std::string& run, const std::string& variant, Outcome outcome, double delta, double tolerance)
