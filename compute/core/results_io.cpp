@@ -357,6 +357,11 @@ Summary summaryFromCsv(const CsvRecord& r)
     s.facts = r.named("facts");
     s.cacheBytes = r.integer<std::uint64_t>("cache_bytes");
     s.cacheResident = r.yesNo("fits_in_cache");
+    s.clockMinMHz = r.real("sm_clock_min_mhz");
+    s.clockMaxMHz = r.real("sm_clock_max_mhz");
+    s.throttledSamples = r.integer<int>("throttled_samples");
+    s.clockSource = r.text("clock_source");
+    s.clockReason = r.text("clock_reason");
     return s;
 }
 } // namespace
