@@ -130,6 +130,9 @@ const std::vector<std::string>& csvColumns()
         "facts",
         "cache_bytes",
         "fits_in_cache",
+        "median_rse_pct",
+        "stop_reason",
+        "noisy",
     };
     return columns;
 }
@@ -186,6 +189,9 @@ std::vector<std::string> csvRow(const Summary& s)
         namedText(s.facts),
         s.cacheBytes > 0 ? std::to_string(s.cacheBytes) : "",
         s.cacheResident ? (*s.cacheResident ? "yes" : "no") : "",
+        s.medianRsePct ? num(*s.medianRsePct) : "",
+        stopReasonName(s.stopReason),
+        s.noisy() ? "yes" : "no",
     };
 }
 
@@ -268,6 +274,11 @@ nlohmann::ordered_json toJson(const Summary& s)
         j["fits_in_cache"] = *s.cacheResident;
     else
         j["fits_in_cache"] = nullptr;
+    if (s.medianRsePct)
+        j["median_rse_pct"] = jnum(*s.medianRsePct);
+    else
+        j["median_rse_pct"] = nullptr;
+    j["noisy"] = s.noisy();
     nlohmann::ordered_json samples = nlohmann::ordered_json::array();
     for (double v : s.samplesMs)
         samples.push_back(jnum(v));
@@ -367,6 +378,10 @@ Summary summaryFromJson(const nlohmann::ordered_json& j)
         s.cacheBytes = j["cache_bytes"].get<std::uint64_t>();
     if (j.contains("fits_in_cache") && j["fits_in_cache"].is_boolean())
         s.cacheResident = j["fits_in_cache"].get<bool>();
+    // Older files have neither: no standard error, no stop reason, so never noisy (which is derived from the reason).
+    if (j.contains("median_rse_pct") && !j["median_rse_pct"].is_null())
+        s.medianRsePct = fromJnum(j["median_rse_pct"]);
+    s.stopReason = stopReasonFromName(text("stop_reason"));
     s.version = text("ks_version");
     if (j.contains("samples_ms"))
         for (const auto& v : j["samples_ms"])
