@@ -115,9 +115,8 @@ public:
         if (m_anyNoisy)
             m_out << kNoisyMark
                   << " noisy: the run stopped on --time-limit (or --max-reps) before the standard error reached the "
-                     "--noise target; medRSE% is the relative standard error of the median. Raise --time-limit for a "
-                     "firmer "
-                     "median\n"
+                     "--noise target; medRSE% is the relative standard error of the median. Raise --time-limit "
+                     "(and --max-reps) for a firmer median\n"
                   << std::flush;
         if (m_anyNondeterministic)
             m_out << kNondeterministicMark
