@@ -1,11 +1,14 @@
 // The runner's timing protocol, driven by a fake clock: stopping rule, limits, streaming, cancellation, failures.
+#include "compute/core/registry.h"
 #include "compute/core/runner.h"
 #include "compute/core/stats.h"
 #include "compute/core/sweep.h"
 #include "compute/device/device_info.h"
 #include "fake_workload.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
+#include <iostream>
 
 namespace ks::test {
 namespace {
@@ -392,6 +395,47 @@ TEST(Runner, AFailedSecondRunLeavesTheVerdictEmptyAndSaysWhy)
     EXPECT_GT(s.repetitions, 0);
     EXPECT_FALSE(s.deterministic.has_value());
     EXPECT_NE(s.message.find("determinism not checked: scripted prepare failure"), std::string::npos) << s.message;
+}
+
+TEST(Runner, ChecksTheDeterminismOfEveryStatelessVariantInTheRegistry)
+{
+    // Real variants through the real prepare: the second run is prepared afresh (on a GPU, after the timed run's
+    // buffers are freed) and compared. The verdicts are printed, not asserted: atomics may or may not reorder on a
+    // given device and size. CUDA variants skip without a device.
+    for (const auto& workload : defaultRegistry().workloads()) {
+        const ParamSet params = ParamSet::parse(workload->parameters(), {});
+        if (workload->fixedRepetitions(params))
+            continue; // a run with state (cnn) is replayed instead
+        const auto& sizes = workload->testPlan().sizes;
+        const std::uint64_t size = *std::max_element(sizes.begin(), sizes.end());
+        std::map<std::string, std::string> generator {{workload->sizeParameter(), std::to_string(size)}};
+        if (const auto fit = workload->testPlan().fitToSize)
+            fit(generator, size);
+        const auto dataset = workload->generate(ParamSet::parse(workload->generatorParameters(), generator));
+        Runner runner;
+        runner.setCeilingsProvider({});
+        const auto reference = runner.computeReference(*workload, dataset, params);
+        for (const auto& variant : workload->variants()) {
+            if (!unavailableReason(variant).empty())
+                continue;
+            RunOptions o;
+            o.warmup = 0;
+            o.minRepetitions = 1;
+            o.maxRepetitions = 1;
+            o.flushL2 = false;
+            o.checkDeterminism = true;
+            RunRequest request {workload.get(), &variant, dataset, params, o, reference, "determinism"};
+            RunObserver none;
+            const Summary s = runner.run(request, none);
+            const std::string name = workload->id() + "/" + variant.id + " at " + std::to_string(size);
+            if (s.outcome == Outcome::Skipped)
+                continue;
+            EXPECT_TRUE(s.deterministic.has_value()) << name << ": " << s.message;
+            EXPECT_EQ(s.message.find("determinism not checked"), std::string::npos) << name << ": " << s.message;
+            std::cout << name << ": "
+                      << (s.deterministic ? (*s.deterministic ? "bit-identical" : "differs") : "not checked") << '\n';
+        }
+    }
 }
 
 TEST(IdenticalBits, ComparesEveryPartOfAResultByItsBits)
