@@ -66,8 +66,9 @@ public:
     {
         if (!m_headerPrinted) {
             char line[256];
-            std::snprintf(line, sizeof line, "%-14s %-8s %12s %-9s %5s %11s %7s %9s %7s %9s  %s", "variant", "backend",
-                "size", "outcome", "reps", "median_ms", "noise%", "GB/s", "%peak", "delta", "note");
+            std::snprintf(line, sizeof line, "%-14s %-8s %12s %-9s %5s %11s %7s %7s %9s %7s %9s  %s", "variant",
+                "backend", "size", "outcome", "reps", "median_ms", "noise%", "medRSE%", "GB/s", "%peak", "delta",
+                "note");
             m_out << line << '\n';
             m_headerPrinted = true;
         }
@@ -75,6 +76,17 @@ public:
         std::string delta = s.delta.computed ? fmt("%.2e", s.delta.value) : "-";
         if (s.delta.computed && !s.delta.withinTolerance())
             delta += "!";
+        if (s.deterministic == false) {
+            delta += kNondeterministicMark;
+            m_anyNondeterministic = true;
+        }
+        // The noise is marked where it is printed: the run stopped on a limit before reaching the noise target.
+        std::string noise = timed ? fmt("%.2f", s.noisePct) : "-";
+        if (timed && s.noisy()) {
+            noise += kNoisyMark;
+            m_anyNoisy = true;
+        }
+        const std::string medianError = s.medianRsePct ? fmt("%.2f", *s.medianRsePct) : "-";
         // A cache-resident run's rate is marked where it is printed: on %peak when there is a ceiling, else on GB/s.
         const bool resident = timed && s.cacheResident.value_or(false);
         const bool withPeak = timed && s.peakValue > 0;
@@ -85,9 +97,9 @@ public:
             m_anyResident = true;
         }
         char line[512];
-        std::snprintf(line, sizeof line, "%-14s %-8s %12llu %-9s %5d %11s %7s %9s %7s %9s  %s", s.variant.c_str(),
+        std::snprintf(line, sizeof line, "%-14s %-8s %12llu %-9s %5d %11s %7s %7s %9s %7s %9s  %s", s.variant.c_str(),
             s.backend.c_str(), static_cast<unsigned long long>(s.size), outcomeName(s.outcome), s.repetitions,
-            timed ? fmt("%.4f", s.medianMs).c_str() : "-", timed ? fmt("%.2f", s.noisePct).c_str() : "-", rate.c_str(),
+            timed ? fmt("%.4f", s.medianMs).c_str() : "-", noise.c_str(), medianError.c_str(), rate.c_str(),
             peak.c_str(), delta.c_str(), shortened(withClocks(s), 90).c_str());
         m_out << line << '\n' << std::flush;
     }
@@ -111,7 +123,7 @@ public:
         }
         return s.message.empty() ? clocks : clocks + "; " + s.message;
     }
-    /// The lines under the table explaining its marks, each printed only when some row needs it.
+    /// One line under the table explaining each mark, printed only when some row carries it.
     void printLegend()
     {
         if (m_anyThrottled)
@@ -124,6 +136,14 @@ public:
                   << " working set fits in the last-level cache (L2 for a GPU, LLC for the host): after its first "
                      "touch it is read from cache even with flushing, so GB/s may exceed the DRAM ceiling and %peak "
                      "100 %\n";
+        if (m_anyNoisy)
+            m_out << kNoisyMark
+                  << " noisy: the run stopped on --time-limit (or --max-reps) before the standard error reached the "
+                     "--noise target; medRSE% is the relative standard error of the median. Raise --time-limit "
+                     "(and --max-reps) for a firmer median\n";
+        if (m_anyNondeterministic)
+            m_out << kNondeterministicMark
+                  << " not deterministic: two runs on the same input gave results that differ in their bits\n";
         m_out << std::flush;
     }
 
@@ -135,7 +155,11 @@ private:
     bool m_anyResident = false;
     bool m_anyThrottled = false;
     std::vector<std::string> m_clockReasons;
+    bool m_anyNoisy = false;
+    bool m_anyNondeterministic = false;
     static constexpr const char* kResidentMark = "*";
+    static constexpr const char* kNoisyMark = "?";
+    static constexpr const char* kNondeterministicMark = "~";
     static constexpr std::size_t kMaxClockReasons = 4;
 };
 
@@ -308,6 +332,7 @@ struct RunArgs {
     RunOptions options;
     double noiseTargetPct = 0.5; ///< the stopping target, in % (RunOptions::noiseTarget is a fraction)
     bool noFlush = false;
+    bool checkDeterminism = false;
     bool allowNonFinite = false;
     bool noCalibrate = false;
     bool quiet = false;
@@ -332,6 +357,7 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
     request.options = a.options;
     request.options.noiseTarget = a.noiseTargetPct / 100.0;
     request.options.flushL2 = !a.noFlush;
+    request.options.checkDeterminism = a.checkDeterminism;
     request.options.keepFullResult = !a.output.empty();
     try {
         if (a.variants != "all")
@@ -568,6 +594,9 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
         ->capture_default_str();
     run->add_option("--device", r.options.device, "CUDA device ordinal")->capture_default_str();
     run->add_flag("--no-flush", r.noFlush, "Do not flush the L2/CPU caches between repetitions");
+    run->add_flag("--check-determinism", r.checkDeterminism,
+        "Run each variant once more, freshly prepared, and say whether the two results are bit-identical (CSV/JSON "
+        "'deterministic'; '~' in the table when not); runs with state (cnn) are always replayed");
     run->add_flag("--allow-nonfinite", r.allowNonFinite, "Keep NaN/Inf values in input files instead of rejecting");
     run->add_flag("--no-calibrate", r.noCalibrate, "Skip the ceilings (no % of peak)");
     run->add_flag("--quiet,-q", r.quiet, "No progress on stderr");

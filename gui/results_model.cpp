@@ -30,6 +30,53 @@ QString ceilingMetric(const Summary& s)
     return s.peakKind.ends_with("bandwidth") ? QStringLiteral("GB/s") : QStringLiteral("GFLOP/s");
 }
 
+/// The noise cell's tooltip: both measures of spread, why the repetitions stopped and, for a noisy run, what to do.
+QString noiseToolTip(const Summary& s)
+{
+    QString text = QObject::tr("Relative standard deviation of the %n repetition(s): %1 %", nullptr, s.repetitions)
+                       .arg(QString::number(s.noisePct, 'f', 2));
+    text += QLatin1Char('\n');
+    text += s.medianRsePct
+        ? QObject::tr("Relative standard error of the median: %1 % (distribution-free: McKean & Schrader)")
+              .arg(QString::number(*s.medianRsePct, 'f', 2))
+        : QObject::tr("Relative standard error of the median: undefined (one repetition, or a zero median)");
+    const QLatin1String mark(ResultsModel::kNoisyMark);
+    switch (s.stopReason) {
+    case StopReason::NoiseTarget:
+        return text + QObject::tr("\nStopped: the noise target was reached");
+    case StopReason::FixedCount:
+        return text + QObject::tr("\nStopped: the workload's fixed number of repetitions");
+    case StopReason::Cancelled:
+        return text + QObject::tr("\nStopped: cancelled");
+    case StopReason::TimeLimit:
+        return text
+            + QObject::tr("\n%1 Noisy: the run stopped on the time limit before the standard error reached the noise "
+                          "target. Raise the time limit in the run settings for a firmer median.")
+                  .arg(mark);
+    case StopReason::MaxRepetitions:
+        return text
+            + QObject::tr("\n%1 Noisy: the run stopped at the maximum number of repetitions before the standard error "
+                          "reached the noise target. Raise the maximum repetitions (and the time limit) in the run "
+                          "settings for a firmer median.")
+                  .arg(mark);
+    case StopReason::None:
+        break;
+    }
+    return text;
+}
+
+/// What the determinism check (or a stateful run's replay) found, for the Delta's tooltip; empty when not checked.
+QString determinismToolTip(const Summary& s)
+{
+    if (!s.deterministic)
+        return {};
+    return *s.deterministic
+        ? QObject::tr("Deterministic: a second run on the same input gave the same bits")
+        : QObject::tr("%1 Not deterministic: a second run on the same input gave different bits (atomics or "
+                      "another order of additions)")
+              .arg(QLatin1String(ResultsModel::kNondeterministicMark));
+}
+
 QString bytesText(double bytes)
 {
     return QLocale().formattedDataSize(static_cast<qint64>(bytes), 1, QLocale::DataSizeTraditionalFormat);
@@ -118,11 +165,15 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const
         return row.running;
     if (role == OverToleranceRole)
         return overTolerance(s);
+    if (role == NoisyRole)
+        return !row.running && s.noisy();
     if (role == Qt::ForegroundRole) {
         if (!row.running && overTolerance(s) && (index.column() == DeltaColumn || index.column() == OutcomeColumn))
             return QBrush(QColor(0xd6, 0x27, 0x28));
         if (!row.running && (s.outcome == Outcome::Failed) && index.column() == OutcomeColumn)
             return QBrush(QColor(0xd6, 0x27, 0x28));
+        if (!row.running && s.noisy() && index.column() == NoiseColumn)
+            return QBrush(QColor(0xc0, 0x7a, 0x00));
         return {};
     }
     if (role == Qt::FontRole && row.running) {
@@ -131,14 +182,21 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const
         return font;
     }
     if (role == Qt::ToolTipRole) {
-        if (index.column() == DeltaColumn && s.delta.computed) {
-            QString text = tr("%1 = %2 (tolerance %3)")
-                               .arg(QString::fromStdString(s.delta.kind), number(s.delta.value, 6),
-                                   number(s.delta.tolerance, 3));
-            for (const auto& [k, v] : s.delta.details)
-                text += QStringLiteral("\n%1 = %2").arg(QString::fromStdString(k), number(v, 6));
-            return text;
+        if (index.column() == DeltaColumn && (s.delta.computed || s.deterministic)) {
+            QStringList lines;
+            if (s.delta.computed) {
+                lines << tr("%1 = %2 (tolerance %3)")
+                             .arg(QString::fromStdString(s.delta.kind), number(s.delta.value, 6),
+                                 number(s.delta.tolerance, 3));
+                for (const auto& [k, v] : s.delta.details)
+                    lines << QStringLiteral("%1 = %2").arg(QString::fromStdString(k), number(v, 6));
+            }
+            if (const QString determinism = determinismToolTip(s); !determinism.isEmpty())
+                lines << determinism;
+            return lines.join(QLatin1Char('\n'));
         }
+        if (index.column() == NoiseColumn && timed && !row.running)
+            return noiseToolTip(s);
         if (index.column() == VariantColumn) {
             const QString source = loadedSource(s);
             return source.isEmpty() ? QString::fromStdString(s.variantName)
@@ -207,7 +265,9 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const
     case MedianColumn:
         return timed ? number(s.medianMs, 5) : QStringLiteral("—");
     case NoiseColumn:
-        return timed ? QString::number(s.noisePct, 'f', 2) : QStringLiteral("—");
+        if (!timed)
+            return QStringLiteral("—");
+        return QString::number(s.noisePct, 'f', 2) + (s.noisy() ? QLatin1String(kNoisyMark) : QLatin1String());
     case GbPerSColumn:
         return timed && s.gbPerS > 0 ? QString::number(s.gbPerS, 'f', 1) : QStringLiteral("—");
     case ItemRateColumn:
@@ -220,7 +280,7 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const
                       s.cacheResident.value_or(false) ? QStringLiteral("*") : QString(), ceilingMetric(s))
             : QStringLiteral("—");
     case DeltaColumn:
-        return formatDelta(s);
+        return formatDelta(s) + (s.deterministic == false ? QLatin1String(kNondeterministicMark) : QLatin1String());
     case MessageColumn:
         return QString::fromStdString(s.message).section(QLatin1Char('\n'), 0, 0);
     default:

@@ -36,7 +36,11 @@ public:
         SortRole = Qt::UserRole + 1, ///< numbers as numbers for sorting
         RunningRole, ///< bool: the run has not finished
         OverToleranceRole, ///< bool: the Delta is over the tolerance (shown in red everywhere)
+        NoisyRole, ///< bool: the run stopped on a limit before reaching the noise target (Summary::noisy)
     };
+    /// Marks appended to a cell's text, explained in its tooltip.
+    static constexpr const char* kNoisyMark = "?"; ///< on the noise: stopped before the noise target
+    static constexpr const char* kNondeterministicMark = "~"; ///< on the Delta: two runs gave different bits
 
     explicit ResultsModel(QObject* parent = nullptr);
 

@@ -138,6 +138,9 @@ const std::vector<std::string>& csvColumns()
         "throttled_samples",
         "clock_source",
         "clock_reason",
+        "median_rse_pct",
+        "stop_reason",
+        "noisy",
     };
     return columns;
 }
@@ -199,6 +202,9 @@ std::vector<std::string> csvRow(const Summary& s)
         s.clockSource.empty() ? "" : std::to_string(s.throttledSamples),
         s.clockSource,
         s.clockReason,
+        s.medianRsePct ? num(*s.medianRsePct) : "",
+        stopReasonName(s.stopReason),
+        s.noisy() ? "yes" : "no",
     };
 }
 
@@ -362,6 +368,9 @@ Summary summaryFromCsv(const CsvRecord& r)
     s.throttledSamples = r.integer<int>("throttled_samples");
     s.clockSource = r.text("clock_source");
     s.clockReason = r.text("clock_reason");
+    if (r.has("median_rse_pct"))
+        s.medianRsePct = r.real("median_rse_pct");
+    s.stopReason = stopReasonFromName(r.text("stop_reason"));
     return s;
 }
 } // namespace
@@ -483,6 +492,11 @@ nlohmann::ordered_json toJson(const Summary& s)
     j["rep_power_w"] = reals(s.powerW);
     j["rep_throttle_reasons"] = s.throttleReasons;
     j["rep_throttled"] = s.throttled;
+    if (s.medianRsePct)
+        j["median_rse_pct"] = jnum(*s.medianRsePct);
+    else
+        j["median_rse_pct"] = nullptr;
+    j["noisy"] = s.noisy();
     nlohmann::ordered_json samples = nlohmann::ordered_json::array();
     for (double v : s.samplesMs)
         samples.push_back(jnum(v));
@@ -604,6 +618,10 @@ Summary summaryFromJson(const nlohmann::ordered_json& j)
     if (j.contains("rep_throttled") && j["rep_throttled"].is_array())
         for (const auto& v : j["rep_throttled"])
             s.throttled.push_back(v.is_boolean() && v.get<bool>());
+    // Older files have neither: no standard error, no stop reason, so never noisy (which is derived from the reason).
+    if (j.contains("median_rse_pct") && !j["median_rse_pct"].is_null())
+        s.medianRsePct = fromJnum(j["median_rse_pct"]);
+    s.stopReason = stopReasonFromName(text("stop_reason"));
     s.version = text("ks_version");
     if (j.contains("samples_ms"))
         for (const auto& v : j["samples_ms"])

@@ -8,6 +8,7 @@
 #include "data/dataset_error.h"
 
 #include <cmath>
+#include <cstring>
 #include <new>
 
 namespace ks {
@@ -43,6 +44,8 @@ void fillTiming(Summary& s, const RunningStats& stats)
     s.maxMs = stats.max();
     s.stdevMs = stats.stdev();
     s.noisePct = stats.mean() > 0.0 ? 100.0 * stats.stdev() / stats.mean() : 0.0;
+    if (const auto rse = medianRelativeStandardError(s.samplesMs))
+        s.medianRsePct = 100.0 * *rse;
 }
 
 void fillRates(Summary& s, const Cost& cost, const std::optional<Ceilings>& ceilings)
@@ -83,7 +86,42 @@ std::optional<bool> replayMatches(PreparedRun& prepared, int repetitions, const 
     }
     return prepared.stateDigest() == timed;
 }
+
+template <class T> bool sameBits(const std::vector<T>& a, const std::vector<T>& b)
+{
+    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+/// RunOptions::checkDeterminism: whether a second run of the variant on the same input gives `first`'s bits. The
+/// second run is prepared afresh rather than repeated on `timed`: every variant's prepare poisons its outputs (NaN or
+/// 0xff bytes on the device, newly made host buffers), so a run that leaves part of its output unwritten cannot pass
+/// by finding the first result still there. `timed` is released first so two runs never hold device memory at once.
+/// Empty when stopped.
+std::optional<bool> rerunMatches(const Variant& variant, const RunRequest& request, const RunContext& context,
+    std::unique_ptr<PreparedRun>& timed, const Result& first, const std::stop_token& stop)
+{
+    timed = nullptr;
+    if (stop.stop_requested())
+        return std::nullopt;
+    const auto again = variant.prepare(request.dataset, request.params, context);
+    again->run();
+    return identicalBits(again->fetch(), first);
+}
 } // namespace
+
+bool identicalBits(const Result& a, const Result& b)
+{
+    if (a.quantity != b.quantity || a.labels != b.labels || a.names != b.names || a.counts != b.counts
+        || a.arraysQuantity != b.arraysQuantity || a.arrays.size() != b.arrays.size() || !sameBits(a.values, b.values))
+        return false;
+    for (std::size_t i = 0; i < a.arrays.size(); ++i) {
+        const NamedArray& x = a.arrays[i];
+        const NamedArray& y = b.arrays[i];
+        if (x.name != y.name || x.dims != y.dims || !sameBits(x.values, y.values))
+            return false;
+    }
+    return true;
+}
 
 CeilingsProvider calibratedCeilings()
 {
@@ -185,6 +223,7 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
         while (true) {
             if (stop.stop_requested()) {
                 cancelled = true;
+                s.stopReason = StopReason::Cancelled;
                 break;
             }
             // Clocks are read outside the timed window (before the flush, after the time was read), so the few NVML
@@ -206,13 +245,28 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
             }
             observer.onSample(sample);
 
+            // The target is checked before the limits: a run that reaches it on its last allowed repetition is not
+            // noisy.
             const auto n = static_cast<int>(stats.count());
-            if (n >= maxRepetitions)
+            if (fixed) {
+                if (n >= maxRepetitions) {
+                    s.stopReason = StopReason::FixedCount;
+                    break;
+                }
+                continue;
+            }
+            if (n >= options.minRepetitions && stats.relativeStandardError() <= options.noiseTarget) {
+                s.stopReason = StopReason::NoiseTarget;
                 break;
-            if (!fixed && n >= options.minRepetitions && stats.relativeStandardError() <= options.noiseTarget)
+            }
+            if (n >= maxRepetitions) {
+                s.stopReason = StopReason::MaxRepetitions;
                 break;
-            if (!fixed && timeUp())
+            }
+            if (timeUp()) {
+                s.stopReason = StopReason::TimeLimit;
                 break;
+            }
         }
 
         if (!cancelled && stats.count() > 0)
@@ -233,6 +287,17 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
                 s.result = result;
             else
                 s.resultDropped = true;
+            // A run with state was replayed above already and has its verdict.
+            if (options.checkDeterminism && !cancelled && !s.deterministic) {
+                try {
+                    s.deterministic = rerunMatches(variant, request, context, prepared, *result, stop);
+                } catch (const std::exception& e) {
+                    // What was measured stands; only a CUDA context lost on the way fails the run.
+                    if (const auto* compute = dynamic_cast<const ComputeError*>(&e); compute && compute->sticky())
+                        throw;
+                    note += (note.empty() ? "" : "; ") + std::string("determinism not checked: ") + e.what();
+                }
+            }
         }
         if (cancelled)
             return finish(Outcome::Cancelled, note.empty() ? "cancelled" : "cancelled; " + note);

@@ -33,7 +33,16 @@ struct RunOptions {
     /// kKeptResultLimit values are dropped once compared, so a sweep does not hold gigabytes.
     bool keepFullResult = false;
     static constexpr std::size_t kKeptResultLimit = std::size_t(1) << 26;
+    /// For runs that keep no state (no PreparedRun::stateDigest; those are replayed anyway): after the repetitions,
+    /// prepare the variant afresh on the same input, run it once more untimed, and set Summary::deterministic to
+    /// whether the two results are bit-identical (identicalBits). Costs one more prepare and run; the second result
+    /// is compared and dropped.
+    bool checkDeterminism = false;
 };
+
+/// Whether two results hold the same bits: every value by its bit pattern (so -0 and 0, or two NaN payloads, differ),
+/// every count, every named array, and the same labels and names.
+bool identicalBits(const Result& a, const Result& b);
 
 /// The calibrated ceilings for a backend and device, or nullopt when none can be had.
 using CeilingsProvider = std::function<std::optional<Ceilings>(Backend, int device)>;

@@ -45,4 +45,32 @@ double median(std::vector<double> values)
     return 0.5 * (lower + upper);
 }
 
+std::optional<double> medianStandardError(std::vector<double> values)
+{
+    const std::size_t n = values.size();
+    if (n < 2)
+        return std::nullopt;
+    constexpr double kZ = 1.959963984540054;
+    const double c = std::round((static_cast<double>(n) + 1.0) / 2.0 - kZ * std::sqrt(static_cast<double>(n) / 4.0));
+    // For small n the 95 % interval reaches past the sample: the extremes are the widest bound there is.
+    const auto lower = static_cast<std::size_t>(std::max(c, 1.0)) - 1; // 0-based X(c)
+    const std::size_t upper = n - 1 - lower; // 0-based X(n-c+1)
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(upper), values.end());
+    const double high = values[upper];
+    // nth_element left every value below position `upper` no greater than it: X(c) is among them.
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(lower),
+        values.begin() + static_cast<std::ptrdiff_t>(upper));
+    const double low = values[lower];
+    return (high - low) / (2.0 * kZ);
+}
+
+std::optional<double> medianRelativeStandardError(const std::vector<double>& values)
+{
+    const std::optional<double> se = medianStandardError(values);
+    const double m = median(values);
+    if (!se || !(m > 0.0))
+        return std::nullopt;
+    return *se / m;
+}
+
 } // namespace ks

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 namespace ks {
@@ -28,5 +29,17 @@ private:
 
 /// Median of the values (mean of the middle two for even counts); 0 for none.
 double median(std::vector<double> values);
+
+/// Standard error of the sample median, distribution-free: McKean & Schrader (1984), "A comparison of methods for
+/// studentizing the sample median", Commun. Statist. Simul. Comput. 13(6), 751-773. The order statistics
+/// X(c) and X(n-c+1), c = round((n+1)/2 - z·sqrt(n/4)) with z = 1.959964 (the 95 % normal quantile), bound the
+/// order-statistic (binomial) confidence interval of the median; its width over 2z estimates the standard error
+/// without assuming a distribution or a density (1.2533·σ/√n for normal samples, 1/(λ√n) for exponential ones).
+/// Deterministic (no resampling), O(n). Empty (undefined) for fewer than two values.
+std::optional<double> medianStandardError(std::vector<double> values);
+
+/// medianStandardError / median: the relative standard error of the median (0.01 = 1 %). Empty when undefined:
+/// fewer than two values, or a median that is not positive.
+std::optional<double> medianRelativeStandardError(const std::vector<double>& values);
 
 } // namespace ks

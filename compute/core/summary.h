@@ -29,6 +29,46 @@ enum class Outcome { Passed, Incorrect, Failed, Skipped, Cancelled };
 const char* outcomeName(Outcome outcome);
 Outcome outcomeFromName(const std::string& name);
 
+/// Why the runner stopped repeating a run.
+enum class StopReason {
+    None, ///< it timed nothing to the end: skipped, failed, or read from a file older than the field
+    NoiseTarget, ///< the relative standard error of the mean reached the noise target
+    TimeLimit, ///< the time limit came first
+    MaxRepetitions, ///< the maximum count came first
+    FixedCount, ///< the workload fixes the count (cnn's steps): no noise target applies
+    Cancelled,
+};
+
+/// The CSV/JSON spelling: "", "noise_target", "time_limit", "max_repetitions", "fixed_count", "cancelled".
+inline const char* stopReasonName(StopReason reason)
+{
+    switch (reason) {
+    case StopReason::NoiseTarget:
+        return "noise_target";
+    case StopReason::TimeLimit:
+        return "time_limit";
+    case StopReason::MaxRepetitions:
+        return "max_repetitions";
+    case StopReason::FixedCount:
+        return "fixed_count";
+    case StopReason::Cancelled:
+        return "cancelled";
+    case StopReason::None:
+        break;
+    }
+    return "";
+}
+
+/// The reason a name spells; None for an empty or unknown name.
+inline StopReason stopReasonFromName(const std::string& name)
+{
+    for (auto reason : {StopReason::NoiseTarget, StopReason::TimeLimit, StopReason::MaxRepetitions,
+             StopReason::FixedCount, StopReason::Cancelled})
+        if (name == stopReasonName(reason))
+            return reason;
+    return StopReason::None;
+}
+
 /// Everything known about one run of one variant on one dataset: one row of the results table and the CSV.
 struct Summary {
     std::string runId;
@@ -52,6 +92,13 @@ struct Summary {
     double stdevMs = 0.0;
     double noisePct
         = 0.0; ///< measured noise: the repetitions' relative standard deviation, in % (not the stopping target)
+    /// How far the median may be off: its relative standard error, in % (medianRelativeStandardError in stats.h,
+    /// distribution-free). Empty while undefined: fewer than two repetitions, or a zero median.
+    std::optional<double> medianRsePct;
+    StopReason stopReason = StopReason::None;
+    /// The repetitions stopped on the time limit or the maximum count before their standard error reached the noise
+    /// target: the median is less certain than asked for (medianRsePct says by how much). Never for a fixed count.
+    bool noisy() const { return stopReason == StopReason::TimeLimit || stopReason == StopReason::MaxRepetitions; }
     double transferMs = 0.0;
 
     double bytes = 0.0;

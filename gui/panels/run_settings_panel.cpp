@@ -26,6 +26,7 @@ RunSettingsPanel::RunSettingsPanel(QWidget* parent)
     , m_maxReps(new QSpinBox(this))
     , m_timeLimit(new QDoubleSpinBox(this))
     , m_flush(new QCheckBox(tr("Flush caches between repetitions"), this))
+    , m_checkDeterminism(new QCheckBox(tr("Check determinism (run twice, compare bits)"), this))
     , m_device(new QComboBox(this))
     , m_baseline(new QComboBox(this))
 {
@@ -54,6 +55,11 @@ RunSettingsPanel::RunSettingsPanel(QWidget* parent)
     m_flush->setObjectName(QStringLiteral("flushCaches"));
     m_flush->setToolTip(tr("Evict the inputs from the GPU's L2 (or the CPU's last-level cache) before each "
                            "repetition, so small inputs are timed from memory, not from cache"));
+    m_checkDeterminism->setObjectName(QStringLiteral("checkDeterminism"));
+    m_checkDeterminism->setToolTip(
+        tr("After the repetitions, prepare each variant afresh on the same input, run it once "
+           "more untimed and compare the two results bit for bit (atomics-based variants "
+           "usually differ). Runs that keep state, such as training, are always replayed."));
     m_device->setObjectName(QStringLiteral("device"));
     m_baseline->setObjectName(QStringLiteral("baseline"));
     m_baseline->setToolTip(tr("The variant the speedup chart divides by"));
@@ -78,6 +84,7 @@ RunSettingsPanel::RunSettingsPanel(QWidget* parent)
     form->addRow(tr("Max repetitions"), m_maxReps);
     form->addRow(tr("Time limit"), m_timeLimit);
     form->addRow(QString(), m_flush);
+    form->addRow(QString(), m_checkDeterminism);
     form->addRow(tr("Device"), m_device);
     form->addRow(tr("Baseline"), m_baseline);
 
@@ -91,6 +98,7 @@ RunSettingsPanel::RunSettingsPanel(QWidget* parent)
     connect(m_maxReps, &QSpinBox::valueChanged, this, emitChanged);
     connect(m_timeLimit, &QDoubleSpinBox::valueChanged, this, emitChanged);
     connect(m_flush, &QCheckBox::toggled, this, emitChanged);
+    connect(m_checkDeterminism, &QCheckBox::toggled, this, emitChanged);
     connect(m_device, &QComboBox::currentIndexChanged, this, emitChanged);
     connect(m_baseline, &QComboBox::currentIndexChanged, this, [this] {
         Q_EMIT baselineChanged(m_baseline->currentData().toString());
@@ -127,6 +135,7 @@ RunSettings RunSettingsPanel::settings() const
     s.options.maxRepetitions = m_maxReps->value();
     s.options.timeLimitS = m_timeLimit->value();
     s.options.flushL2 = m_flush->isChecked();
+    s.options.checkDeterminism = m_checkDeterminism->isChecked();
     s.options.device = m_device->currentData().toInt();
     s.baseline = m_baseline->currentData().toString();
     return s;
@@ -143,6 +152,7 @@ void RunSettingsPanel::setSettings(const RunSettings& s)
     m_maxReps->setValue(s.options.maxRepetitions);
     m_timeLimit->setValue(s.options.timeLimitS);
     m_flush->setChecked(s.options.flushL2);
+    m_checkDeterminism->setChecked(s.options.checkDeterminism);
     if (const int d = m_device->findData(s.options.device); d >= 0)
         m_device->setCurrentIndex(d);
     if (!s.baseline.isEmpty())

@@ -23,7 +23,7 @@ namespace ks::gui {
 class ParamEditor;
 
 /// The "Run settings" section: sizes to sweep, the workload's parameters, the stopping rule, cache flushing, the
-/// CUDA device and the baseline variant for speedups.
+/// determinism check, the CUDA device and the baseline variant for speedups.
 class RunSettingsPanel : public QWidget {
     Q_OBJECT
 public:
@@ -54,6 +54,7 @@ private:
     QSpinBox* m_maxReps;
     QDoubleSpinBox* m_timeLimit;
     QCheckBox* m_flush;
+    QCheckBox* m_checkDeterminism;
     QComboBox* m_device;
     QComboBox* m_baseline;
 };

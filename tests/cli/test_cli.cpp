@@ -122,7 +122,11 @@ TEST_F(Cli, ACacheResidentRunIsMarkedAndExplainedUnderTheTable)
     EXPECT_EQ(rows[1].fields[fits], "yes");
     const auto legend = out.find("* working set fits in the last-level cache");
     ASSERT_NE(legend, std::string::npos) << out;
-    EXPECT_EQ(out.find('\n', legend), out.size() - 1) << "one legend line, last: " << out;
+    // One line, under the table (other marks' lines may follow it: min = max repetitions can stop short of the target).
+    const auto legendEnd = out.find('\n', legend);
+    ASSERT_NE(legendEnd, std::string::npos) << out;
+    EXPECT_TRUE(out.substr(legend, legendEnd - legend).ends_with("%peak 100 %")) << out;
+    EXPECT_GT(legend, out.find("cpu_four_sums")) << out;
     const auto row = out.find("cpu_four_sums");
     ASSERT_NE(row, std::string::npos) << out;
     EXPECT_NE(out.substr(row, out.find('\n', row) - row).find("* "), std::string::npos) << out;
@@ -153,6 +157,54 @@ TEST_F(Cli, EachRowSaysItsClockRangeOrWhyNoneWasSampled)
     ASSERT_NE(row, std::string::npos) << out;
     EXPECT_NE(out.substr(row, out.find('\n', row) - row).find("clock "), std::string::npos) << out;
     EXPECT_EQ(out.find("clocks not sampled"), std::string::npos) << out;
+}
+
+TEST_F(Cli, ARunStoppedOnALimitBeforeTheNoiseTargetIsMarkedNoisy)
+{
+    // A target no timing reaches: the run stops on --max-reps.
+    ASSERT_EQ(cli({"run", "-w", "linreg", "-v", "cpu_four_sums", "-g", "n=1024", "--min-reps", "2", "--max-reps", "3",
+                  "--noise", "1e-12", "--no-calibrate", "--csv", path("r.csv"), "-q"}),
+        kExitOk)
+        << m_err.str();
+    const auto rows = csvRows(path("r.csv"));
+    ASSERT_EQ(rows.size(), 2u);
+    const auto& columns = rows[0].fields;
+    const auto at = [&](const char* name) { return std::find(columns.begin(), columns.end(), name) - columns.begin(); };
+    EXPECT_EQ(rows[1].fields[at("stop_reason")], "max_repetitions");
+    EXPECT_EQ(rows[1].fields[at("noisy")], "yes");
+    EXPECT_FALSE(rows[1].fields[at("median_rse_pct")].empty());
+
+    const std::string out = m_out.str();
+    EXPECT_NE(out.find("medRSE%"), std::string::npos) << out;
+    const auto legend = out.find("? noisy: the run stopped on --time-limit");
+    ASSERT_NE(legend, std::string::npos) << out;
+    const auto row = out.find("cpu_four_sums");
+    ASSERT_NE(row, std::string::npos) << out;
+    EXPECT_NE(out.substr(row, out.find('\n', row) - row).find("? "), std::string::npos) << out;
+}
+
+TEST_F(Cli, CheckDeterminismFillsTheDeterministicColumn)
+{
+    const auto deterministic = [&](bool check) {
+        std::vector<std::string> args {"run", "-w", "linreg", "-v", "cpu_four_sums", "-g", "n=4096", "--min-reps", "2",
+            "--max-reps", "2", "--no-calibrate", "--csv", path(check ? "checked.csv" : "plain.csv"), "-q"};
+        if (check)
+            args.push_back("--check-determinism");
+        EXPECT_EQ(cli(args), kExitOk) << m_err.str();
+        const auto rows = csvRows(path(check ? "checked.csv" : "plain.csv"));
+        EXPECT_EQ(rows.size(), 2u);
+        const auto& columns = rows.at(0).fields;
+        return rows.at(1).fields.at(
+            static_cast<std::size_t>(std::find(columns.begin(), columns.end(), "deterministic") - columns.begin()));
+    };
+    // A serial sum in a fixed order gives the same bits every time.
+    EXPECT_EQ(deterministic(true), "yes");
+    EXPECT_EQ(m_out.str().find("not deterministic"), std::string::npos) << m_out.str();
+    // Unasked, a stateless run has no verdict.
+    EXPECT_EQ(deterministic(false), "");
+
+    EXPECT_EQ(cli({"run", "--help"}), kExitOk);
+    EXPECT_NE(m_out.str().find("--check-determinism"), std::string::npos);
 }
 
 TEST_F(Cli, RunsOnAFileAndSweepsPrefixesOfIt)

@@ -1,6 +1,7 @@
 #pragma once
 
 // A tiny workload for testing the runner: its "scripted" variant advances a fake clock by scripted durations.
+// Every run's output starts poisoned (NaN) as a real variant's prepare poisons its outputs.
 
 #include "compute/core/cpu_run.h"
 #include "compute/core/errors.h"
@@ -10,7 +11,9 @@
 #include <cmath>
 
 #include <functional>
+#include <limits>
 #include <numeric>
+#include <optional>
 
 namespace ks::test {
 
@@ -30,16 +33,25 @@ struct Script {
     bool throwSticky = false;
     double resultOffset = 0.0; ///< added to the correct sum
     bool skipInPrepare = false;
+    /// Adds 0 to 3 ulps to the sum, by how many runs the workload has made so far (any prepared run's): a stand-in
+    /// for atomics whose order of additions changes from run to run.
+    bool nondeterministic = false;
+    /// Only the workload's first run() anywhere writes the sum; later ones leave the output as they found it, so a
+    /// run prepared afresh fetches its poison.
+    bool writesOnlyOnce = false;
+    int fixedRepetitions = 0; ///< Workload::fixedRepetitions (cnn's steps); 0 for none
+    int failPrepareNumber = -1; ///< the prepare of "scripted" (0-based, counted by the workload) that throws
 };
 
 /// Sums a vector of doubles; the reference sums exactly, "scripted" follows the Script.
 class ScriptedRun final : public PreparedRun {
 public:
-    ScriptedRun(const std::vector<double>& values, FakeClock& clock, const Script& script)
+    ScriptedRun(const std::vector<double>& values, FakeClock& clock, const Script& script, int& runsAnywhere)
         : m_values(values)
         , m_clock(clock)
         , m_script(script)
         , m_timer(clock)
+        , m_runsAnywhere(runsAnywhere)
     {
     }
     void run() override
@@ -48,7 +60,13 @@ public:
             throw ComputeError("scripted failure", m_script.throwSticky);
         m_clock.advance(m_script.durationsS[static_cast<std::size_t>(m_calls) % m_script.durationsS.size()]);
         ++m_calls;
+        if (m_script.writesOnlyOnce && m_runsAnywhere > 0)
+            return;
         m_sum = std::accumulate(m_values.begin(), m_values.end(), 0.0) + m_script.resultOffset;
+        if (m_script.nondeterministic)
+            for (int ulp = 0; ulp < m_runsAnywhere % 4; ++ulp)
+                m_sum = std::nextafter(m_sum, INFINITY);
+        ++m_runsAnywhere;
     }
     Result fetch() override { return Result {"sum", {"sum"}, {m_sum}, {}, {}, {}, {}}; }
     RepTimer& timer() override { return m_timer; }
@@ -60,8 +78,9 @@ private:
     FakeClock& m_clock;
     Script m_script;
     ClockTimer m_timer;
+    int& m_runsAnywhere;
     int m_calls = 0;
-    double m_sum = 0.0;
+    double m_sum = std::numeric_limits<double>::quiet_NaN(); ///< poisoned until a run writes it
 };
 
 class FakeWorkload final : public Workload {
@@ -72,13 +91,15 @@ public:
     {
         m_variants.push_back(cpuVariant("reference", "Exact sum", "plain sum",
             [this](const data::Dataset& d, const ParamSet&, const RunContext&) -> std::unique_ptr<PreparedRun> {
-                return std::make_unique<ScriptedRun>(d.as<std::vector<double>>(), m_clock, Script {});
+                return std::make_unique<ScriptedRun>(d.as<std::vector<double>>(), m_clock, Script {}, m_referenceRuns);
             }));
         m_variants.push_back(cpuVariant("scripted", "Scripted", "follows a script",
             [this](const data::Dataset& d, const ParamSet&, const RunContext&) -> std::unique_ptr<PreparedRun> {
                 if (m_script.skipInPrepare)
                     throw SkipRun("this combination is not supported");
-                return std::make_unique<ScriptedRun>(d.as<std::vector<double>>(), m_clock, m_script);
+                if (m_scriptedPrepares++ == m_script.failPrepareNumber)
+                    throw ComputeError("scripted prepare failure", false);
+                return std::make_unique<ScriptedRun>(d.as<std::vector<double>>(), m_clock, m_script, m_scriptedRuns);
             }));
         Variant unbuilt = gpuVariant("unbuilt", "Not built", "never built", Backend::Cuda, PrepareFn());
         m_variants.push_back(unbuilt);
@@ -95,6 +116,10 @@ public:
         return {Axis::integer("n", "count", 10, 1, 1000000), Axis::integer("fail_at", "n that fails", 0, 0, 1000000)};
     }
     std::string sizeParameter() const override { return "n"; }
+    std::optional<int> fixedRepetitions(const ParamSet&) const override
+    {
+        return m_script.fixedRepetitions > 0 ? std::optional<int>(m_script.fixedRepetitions) : std::nullopt;
+    }
     TestPlan testPlan() const override { return {{1, 7}, {{"plain", {}}}, {}, {}}; }
     data::Dataset generate(const ParamSet& g) const override
     {
@@ -133,6 +158,9 @@ public:
 private:
     FakeClock& m_clock;
     Script m_script;
+    int m_referenceRuns = 0; ///< run() calls of every prepared reference run
+    int m_scriptedRuns = 0; ///< run() calls of every prepared scripted run
+    int m_scriptedPrepares = 0;
 };
 
 } // namespace ks::test

@@ -83,6 +83,8 @@ Summary sample()
     s.device.lastLevelCacheBytes = s.device.l2Bytes;
     s.cacheBytes = s.device.lastLevelCacheBytes;
     s.cacheResident = true;
+    s.medianRsePct = 1.0 / 3.0;
+    s.stopReason = StopReason::TimeLimit;
     s.version = "0.1.0";
     s.samplesMs = {0.12, 0.125, 0.15};
     s.deterministic = false;
@@ -104,7 +106,7 @@ TEST_F(ResultsIo, CsvColumnsAreTheDocumentedSchema)
         "delta_details", "message", "device_kind", "device_index", "device_name", "sm_count", "compute_capability",
         "sm_clock_mhz", "mem_clock_mhz", "driver_version", "runtime_version", "ks_version", "deterministic", "facts",
         "cache_bytes", "fits_in_cache", "sm_clock_min_mhz", "sm_clock_max_mhz", "throttled_samples", "clock_source",
-        "clock_reason"};
+        "clock_reason", "median_rse_pct", "stop_reason", "noisy"};
     EXPECT_EQ(csvColumns(), expected);
     EXPECT_EQ(csvRow(sample()).size(), expected.size());
 }
@@ -163,6 +165,9 @@ TEST_F(ResultsIo, JsonRoundTripKeepsEveryField)
     EXPECT_EQ(back[0].cacheBytes, s.cacheBytes);
     EXPECT_EQ(back[0].cacheResident, std::optional<bool>(true));
     EXPECT_EQ(back[0].device.l2Bytes, s.device.l2Bytes);
+    EXPECT_EQ(back[0].medianRsePct, s.medianRsePct); // exactly: JSON numbers keep every digit
+    EXPECT_EQ(back[0].stopReason, StopReason::TimeLimit);
+    EXPECT_TRUE(back[0].noisy());
     EXPECT_EQ(back[0].device.lastLevelCacheBytes, s.device.lastLevelCacheBytes);
     std::ifstream in(path("r.json"));
     const auto j = nlohmann::ordered_json::parse(in);
@@ -415,6 +420,52 @@ TEST_F(ResultsIo, ReadCsvNamesTheFileLineAndProblem)
         "unknown outcome 'exploded'");
     expectError(
         "quote.csv", "workload,variant,outcome,size,median_ms\nlinreg,\"cpu,passed,16,0.5\n", "line 2", "unterminated");
+}
+
+TEST_F(ResultsIo, CsvAndJsonSayTheMediansErrorAndWhyTheRunStopped)
+{
+    const auto columns = csvColumns();
+    const auto at = [&](const std::string& name) {
+        return static_cast<std::size_t>(std::find(columns.begin(), columns.end(), name) - columns.begin());
+    };
+    std::vector<Summary> rows;
+    for (auto reason : {StopReason::None, StopReason::NoiseTarget, StopReason::TimeLimit, StopReason::MaxRepetitions,
+             StopReason::FixedCount, StopReason::Cancelled}) {
+        Summary s = sample();
+        s.stopReason = reason;
+        rows.push_back(s);
+    }
+    rows[0].medianRsePct.reset(); // one repetition: undefined
+    const std::vector<std::string> names {
+        "", "noise_target", "time_limit", "max_repetitions", "fixed_count", "cancelled"};
+    const std::vector<std::string> noisy {"no", "no", "yes", "yes", "no", "no"};
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        EXPECT_EQ(csvRow(rows[i])[at("stop_reason")], names[i]);
+        EXPECT_EQ(csvRow(rows[i])[at("noisy")], noisy[i]) << names[i];
+    }
+    EXPECT_EQ(csvRow(rows[0])[at("median_rse_pct")], "");
+    EXPECT_EQ(csvRow(rows[1])[at("median_rse_pct")], "0.333333333");
+
+    writeJson(path("r.json"), rows);
+    const auto back = readJson(path("r.json"));
+    ASSERT_EQ(back.size(), rows.size());
+    for (std::size_t i = 0; i < back.size(); ++i) {
+        EXPECT_EQ(back[i].stopReason, rows[i].stopReason) << names[i];
+        EXPECT_EQ(back[i].medianRsePct, rows[i].medianRsePct) << names[i];
+        EXPECT_EQ(csvRow(back[i]), csvRow(rows[i]));
+    }
+    EXPECT_TRUE(toJson(rows[0])["median_rse_pct"].is_null());
+    EXPECT_EQ(toJson(rows[2])["noisy"], true);
+
+    // A file written before these fields existed reads back with no error estimate and as not noisy.
+    auto old = toJson(rows[2]);
+    old.erase("median_rse_pct");
+    old.erase("stop_reason");
+    old.erase("noisy");
+    const Summary before = summaryFromJson(old);
+    EXPECT_FALSE(before.medianRsePct.has_value());
+    EXPECT_EQ(before.stopReason, StopReason::None);
+    EXPECT_FALSE(before.noisy());
 }
 
 TEST_F(ResultsIo, ResultArraysAreSavedOneDatasetEach)

@@ -1,11 +1,14 @@
 // The runner's timing protocol, driven by a fake clock: stopping rule, limits, streaming, cancellation, failures.
+#include "compute/core/registry.h"
 #include "compute/core/runner.h"
 #include "compute/core/stats.h"
 #include "compute/core/sweep.h"
 #include "compute/device/device_info.h"
 #include "fake_workload.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
+#include <iostream>
 
 namespace ks::test {
 namespace {
@@ -77,6 +80,10 @@ TEST(Runner, StopsAtMinimumCountWhenTheNoiseIsUnderTheTarget)
     EXPECT_EQ(s.repetitions, 5);
     EXPECT_NEAR(s.medianMs, 2.0, 1e-6);
     EXPECT_NEAR(s.noisePct, 0.0, 1e-6);
+    EXPECT_EQ(s.stopReason, StopReason::NoiseTarget);
+    EXPECT_FALSE(s.noisy());
+    ASSERT_TRUE(s.medianRsePct.has_value());
+    EXPECT_NEAR(*s.medianRsePct, 0.0, 1e-9);
 }
 
 TEST(Runner, RepeatsUntilTheStandardErrorFallsUnderTheTarget)
@@ -94,6 +101,11 @@ TEST(Runner, RepeatsUntilTheStandardErrorFallsUnderTheTarget)
     for (double ms : s.samplesMs)
         check.add(ms);
     EXPECT_LE(check.relativeStandardError(), 0.05);
+    EXPECT_EQ(s.stopReason, StopReason::NoiseTarget);
+    EXPECT_FALSE(s.noisy());
+    // Half the samples are 1 ms, half 3 ms: the median sits between them and its error is the interval's spread.
+    ASSERT_TRUE(s.medianRsePct.has_value());
+    EXPECT_NEAR(*s.medianRsePct, 100.0 * medianRelativeStandardError(s.samplesMs).value(), 1e-12);
 }
 
 TEST(Runner, StopsAtTheMaximumCount)
@@ -103,7 +115,40 @@ TEST(Runner, StopsAtTheMaximumCount)
     o.noiseTarget = 1e-9;
     o.maxRepetitions = 17;
     Recorder recorder;
-    EXPECT_EQ(f.run("scripted", o, recorder).repetitions, 17);
+    const Summary s = f.run("scripted", o, recorder);
+    EXPECT_EQ(s.repetitions, 17);
+    EXPECT_EQ(s.stopReason, StopReason::MaxRepetitions);
+    EXPECT_TRUE(s.noisy());
+}
+
+TEST(Runner, ReachingTheTargetOnTheLastAllowedRepetitionIsNotNoisy)
+{
+    Fixture f(Script {{0.002}});
+    RunOptions o = quickOptions();
+    o.minRepetitions = 5;
+    o.maxRepetitions = 5;
+    Recorder recorder;
+    const Summary s = f.run("scripted", o, recorder);
+    EXPECT_EQ(s.repetitions, 5);
+    EXPECT_EQ(s.stopReason, StopReason::NoiseTarget);
+    EXPECT_FALSE(s.noisy());
+}
+
+TEST(Runner, AFixedCountIsNeverNoisy)
+{
+    // cnn's steps: the count is the workload's, whatever the noise.
+    Script script {{0.001, 0.003}};
+    script.fixedRepetitions = 7;
+    Fixture f(script);
+    RunOptions o = quickOptions();
+    o.noiseTarget = 1e-9;
+    o.timeLimitS = 0.001;
+    Recorder recorder;
+    const Summary s = f.run("scripted", o, recorder);
+    EXPECT_EQ(s.repetitions, 7);
+    EXPECT_EQ(s.stopReason, StopReason::FixedCount);
+    EXPECT_FALSE(s.noisy());
+    EXPECT_GT(s.noisePct, 10.0);
 }
 
 TEST(Runner, StopsAtTheTimeLimitCountingWarmups)
@@ -117,6 +162,9 @@ TEST(Runner, StopsAtTheTimeLimitCountingWarmups)
     // warm-up 1 s, then 1.5, 1.0, 1.5 s: the limit is crossed by the third timed repetition.
     EXPECT_EQ(s.repetitions, 3);
     EXPECT_EQ(s.outcome, Outcome::Passed);
+    EXPECT_EQ(s.stopReason, StopReason::TimeLimit);
+    EXPECT_TRUE(s.noisy());
+    EXPECT_TRUE(s.medianRsePct.has_value());
 }
 
 TEST(Runner, AlwaysTimesAtLeastOneRepetitionEvenPastTheLimit)
@@ -125,7 +173,12 @@ TEST(Runner, AlwaysTimesAtLeastOneRepetitionEvenPastTheLimit)
     RunOptions o = quickOptions();
     o.timeLimitS = 1.0;
     Recorder recorder;
-    EXPECT_EQ(f.run("scripted", o, recorder).repetitions, 1);
+    const Summary s = f.run("scripted", o, recorder);
+    EXPECT_EQ(s.repetitions, 1);
+    EXPECT_EQ(s.stopReason, StopReason::TimeLimit);
+    EXPECT_TRUE(s.noisy());
+    // One repetition says nothing about the median's error: undefined, not zero.
+    EXPECT_FALSE(s.medianRsePct.has_value());
 }
 
 TEST(Runner, StreamsEverySampleInOrder)
@@ -193,6 +246,8 @@ TEST(Runner, CancellationKeepsWhatWasMeasured)
     EXPECT_EQ(s.samplesMs.size(), 3u);
     EXPECT_TRUE(s.delta.computed);
     EXPECT_NE(s.result, nullptr);
+    EXPECT_EQ(s.stopReason, StopReason::Cancelled);
+    EXPECT_FALSE(s.noisy());
 }
 
 TEST(Runner, AFailureMidRunKeepsTheSamplesAndNamesTheVariant)
@@ -239,6 +294,8 @@ TEST(Runner, SkipRunBecomesSkippedWithTheReason)
     EXPECT_EQ(s.outcome, Outcome::Skipped);
     EXPECT_EQ(s.message, "this combination is not supported");
     EXPECT_EQ(s.repetitions, 0);
+    EXPECT_EQ(s.stopReason, StopReason::None);
+    EXPECT_FALSE(s.noisy());
 }
 
 TEST(Runner, AVariantThatWasNotBuiltIsSkippedWithTheReason)
@@ -259,6 +316,154 @@ TEST(Runner, AResultOverTheToleranceIsIncorrect)
     const Summary s = f.run("scripted", quickOptions(), recorder);
     EXPECT_EQ(s.outcome, Outcome::Incorrect);
     EXPECT_GT(s.delta.value, s.delta.tolerance);
+}
+
+RunOptions determinismOptions()
+{
+    RunOptions o = quickOptions();
+    o.checkDeterminism = true;
+    return o;
+}
+
+TEST(Runner, ADeterministicRunIsBitIdenticalOnASecondRun)
+{
+    Fixture f;
+    Recorder recorder;
+    const Summary s = f.run("scripted", determinismOptions(), recorder);
+    EXPECT_EQ(s.outcome, Outcome::Passed) << s.message;
+    EXPECT_EQ(s.deterministic, std::optional<bool>(true));
+    // The second run is untimed: it streams no sample.
+    EXPECT_EQ(recorder.samples.size(), static_cast<std::size_t>(s.repetitions));
+}
+
+TEST(Runner, ANondeterministicRunDiffersOnASecondRun)
+{
+    Script script;
+    script.nondeterministic = true;
+    Fixture f(script);
+    Recorder recorder;
+    const Summary s = f.run("scripted", determinismOptions(), recorder);
+    // A few ulps are within the tolerance: correct, yet not reproducible.
+    EXPECT_EQ(s.outcome, Outcome::Passed) << s.message;
+    EXPECT_EQ(s.deterministic, std::optional<bool>(false));
+}
+
+TEST(Runner, AStaleOutputCannotPassAsDeterministic)
+{
+    // The variant writes its output once; a second run on the same prepared state would fetch the first result
+    // again. The check prepares afresh, with the output poisoned, so the unwritten output shows.
+    Script script;
+    script.writesOnlyOnce = true;
+    Fixture f(script);
+    Recorder recorder;
+    const Summary s = f.run("scripted", determinismOptions(), recorder);
+    EXPECT_EQ(s.outcome, Outcome::Passed) << s.message;
+    EXPECT_EQ(s.deterministic, std::optional<bool>(false));
+}
+
+TEST(Runner, DeterminismIsCheckedOnlyWhenAsked)
+{
+    Script script;
+    script.nondeterministic = true;
+    Fixture f(script);
+    Recorder recorder;
+    EXPECT_FALSE(f.run("scripted", quickOptions(), recorder).deterministic.has_value());
+}
+
+TEST(Runner, ACancelledRunIsNotCheckedForDeterminism)
+{
+    Fixture f;
+    std::stop_source stop;
+    Recorder recorder;
+    recorder.stopSource = &stop;
+    recorder.stopAfterSamples = 2;
+    RunOptions o = determinismOptions();
+    o.noiseTarget = 1e-9;
+    const Summary s = f.run("scripted", o, recorder, stop.get_token());
+    EXPECT_EQ(s.outcome, Outcome::Cancelled);
+    EXPECT_FALSE(s.deterministic.has_value());
+}
+
+TEST(Runner, AFailedSecondRunLeavesTheVerdictEmptyAndSaysWhy)
+{
+    Script script;
+    script.failPrepareNumber = 1; // the determinism check's prepare
+    Fixture f(script);
+    Recorder recorder;
+    const Summary s = f.run("scripted", determinismOptions(), recorder);
+    EXPECT_EQ(s.outcome, Outcome::Passed) << s.message;
+    EXPECT_GT(s.repetitions, 0);
+    EXPECT_FALSE(s.deterministic.has_value());
+    EXPECT_NE(s.message.find("determinism not checked: scripted prepare failure"), std::string::npos) << s.message;
+}
+
+TEST(Runner, ChecksTheDeterminismOfEveryStatelessVariantInTheRegistry)
+{
+    // Real variants through the real prepare: the second run is prepared afresh (on a GPU, after the timed run's
+    // buffers are freed) and compared. The verdicts are printed, not asserted: atomics may or may not reorder on a
+    // given device and size. CUDA variants skip without a device.
+    for (const auto& workload : defaultRegistry().workloads()) {
+        const ParamSet params = ParamSet::parse(workload->parameters(), {});
+        if (workload->fixedRepetitions(params))
+            continue; // a run with state (cnn) is replayed instead
+        const auto& sizes = workload->testPlan().sizes;
+        const std::uint64_t size = *std::max_element(sizes.begin(), sizes.end());
+        std::map<std::string, std::string> generator {{workload->sizeParameter(), std::to_string(size)}};
+        if (const auto fit = workload->testPlan().fitToSize)
+            fit(generator, size);
+        const auto dataset = workload->generate(ParamSet::parse(workload->generatorParameters(), generator));
+        Runner runner;
+        runner.setCeilingsProvider({});
+        const auto reference = runner.computeReference(*workload, dataset, params);
+        for (const auto& variant : workload->variants()) {
+            if (!unavailableReason(variant).empty())
+                continue;
+            RunOptions o;
+            o.warmup = 0;
+            o.minRepetitions = 1;
+            o.maxRepetitions = 1;
+            o.flushL2 = false;
+            o.checkDeterminism = true;
+            RunRequest request {workload.get(), &variant, dataset, params, o, reference, "determinism"};
+            RunObserver none;
+            const Summary s = runner.run(request, none);
+            const std::string name = workload->id() + "/" + variant.id + " at " + std::to_string(size);
+            if (s.outcome == Outcome::Skipped)
+                continue;
+            EXPECT_TRUE(s.deterministic.has_value()) << name << ": " << s.message;
+            EXPECT_EQ(s.message.find("determinism not checked"), std::string::npos) << name << ": " << s.message;
+            std::cout << name << ": "
+                      << (s.deterministic ? (*s.deterministic ? "bit-identical" : "differs") : "not checked") << '\n';
+        }
+    }
+}
+
+TEST(IdenticalBits, ComparesEveryPartOfAResultByItsBits)
+{
+    const Result base {
+        "fit", {"slope", "intercept"}, {1.5, -0.0}, {3, 4}, {"a"}, "weights", {NamedArray {"w", {2}, {1.0f, 2.0f}}}};
+    EXPECT_TRUE(identicalBits(base, base));
+
+    Result r = base;
+    r.values[1] = 0.0; // -0 and +0 compare equal as numbers, not as bits
+    EXPECT_FALSE(identicalBits(base, r));
+    r = base;
+    r.values[0] = std::nextafter(1.5, 2.0);
+    EXPECT_FALSE(identicalBits(base, r));
+    r = base;
+    r.counts[1] = 5;
+    EXPECT_FALSE(identicalBits(base, r));
+    r = base;
+    r.arrays[0].values[1] = std::nextafter(2.0f, 3.0f);
+    EXPECT_FALSE(identicalBits(base, r));
+    r = base;
+    r.values.push_back(0.0);
+    EXPECT_FALSE(identicalBits(base, r));
+
+    // The same NaN is the same bits: a result that is NaN both times is reproducible (and incorrect).
+    Result nan = base;
+    nan.values[0] = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_TRUE(identicalBits(nan, nan));
 }
 
 TEST(Sweep, RunsEverySizeAndVariantWithProgress)

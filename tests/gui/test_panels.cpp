@@ -586,6 +586,7 @@ TEST(RunSettingsPanel, StartsAtTheRunnersDefaultsAndShowsTheNoiseTargetInPercent
     EXPECT_EQ(s.options.maxRepetitions, defaults.maxRepetitions);
     EXPECT_DOUBLE_EQ(s.options.timeLimitS, defaults.timeLimitS);
     EXPECT_EQ(s.options.flushL2, defaults.flushL2);
+    EXPECT_EQ(s.options.checkDeterminism, defaults.checkDeterminism);
     auto* noiseTarget = panel.findChild<QDoubleSpinBox*>(QStringLiteral("noiseTarget"));
     ASSERT_NE(noiseTarget, nullptr);
     EXPECT_DOUBLE_EQ(noiseTarget->value(), 100.0 * defaults.noiseTarget);
@@ -597,6 +598,24 @@ TEST(RunSettingsPanel, StartsAtTheRunnersDefaultsAndShowsTheNoiseTargetInPercent
     EXPECT_DOUBLE_EQ(noiseTarget->value(), 1.25);
     EXPECT_DOUBLE_EQ(panel.settings().options.noiseTarget, 0.0125);
     EXPECT_EQ(panel.settings().options.maxRepetitions, 77);
+}
+
+TEST(RunSettingsPanel, TheDeterminismCheckboxIsTheRunOption)
+{
+    RunSettingsPanel panel;
+    panel.setWorkload(&linreg());
+    auto* check = panel.findChild<QCheckBox*>(QStringLiteral("checkDeterminism"));
+    ASSERT_NE(check, nullptr);
+    EXPECT_FALSE(check->isChecked());
+    QSignalSpy changed(&panel, &RunSettingsPanel::changed);
+    check->setChecked(true);
+    EXPECT_EQ(changed.count(), 1);
+    EXPECT_TRUE(panel.settings().options.checkDeterminism);
+
+    RunSettings off = panel.settings();
+    off.options.checkDeterminism = false;
+    panel.setSettings(off);
+    EXPECT_FALSE(check->isChecked());
 }
 
 TEST(RunSettingsPanel, ReaderOptionsAreTheAxesMarkedSo)

@@ -105,6 +105,86 @@ TEST(ResultsModel, ThePercentOfCeilingNamesItsMetricAndMarksCacheResidentRuns)
     EXPECT_DOUBLE_EQ(second.data(ResultsModel::SortRole).toDouble(), 127.0);
 }
 
+TEST(ResultsModel, ANoisyRunIsMarkedOnItsNoiseWithWhatToDo)
+{
+    ResultsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    Summary steady = summaryOf("r-6", "cpu_four_sums", Outcome::Passed, 0.0, 1e-9);
+    steady.noisePct = 0.4;
+    steady.medianRsePct = 0.3;
+    steady.stopReason = StopReason::NoiseTarget;
+    Summary timedOut = steady;
+    timedOut.runId = "r-7";
+    timedOut.noisePct = 153.2;
+    timedOut.medianRsePct = 12.5;
+    timedOut.stopReason = StopReason::TimeLimit;
+    Summary fixed = timedOut;
+    fixed.runId = "r-8";
+    fixed.stopReason = StopReason::FixedCount;
+    model.addSummary(steady);
+    model.addSummary(timedOut);
+    model.addSummary(fixed);
+
+    const QModelIndex calm = model.index(0, ResultsModel::NoiseColumn);
+    const QModelIndex noisy = model.index(1, ResultsModel::NoiseColumn);
+    const QModelIndex counted = model.index(2, ResultsModel::NoiseColumn);
+    EXPECT_EQ(calm.data().toString(), QStringLiteral("0.40"));
+    EXPECT_EQ(noisy.data().toString(), QStringLiteral("153.20?"));
+    EXPECT_EQ(counted.data().toString(), QStringLiteral("153.20")) << "a fixed count is never noisy";
+    EXPECT_FALSE(calm.data(ResultsModel::NoisyRole).toBool());
+    EXPECT_TRUE(noisy.data(ResultsModel::NoisyRole).toBool());
+    EXPECT_FALSE(counted.data(ResultsModel::NoisyRole).toBool());
+    EXPECT_TRUE(noisy.data(Qt::ForegroundRole).isValid());
+    EXPECT_FALSE(calm.data(Qt::ForegroundRole).isValid());
+    EXPECT_DOUBLE_EQ(noisy.data(ResultsModel::SortRole).toDouble(), 153.2);
+
+    const QString tip = noisy.data(Qt::ToolTipRole).toString();
+    EXPECT_TRUE(tip.contains(QStringLiteral("standard error of the median: 12.50 %"))) << tip.toStdString();
+    EXPECT_TRUE(tip.contains(QStringLiteral("stopped on the time limit before the standard error reached the noise "
+                                            "target")))
+        << tip.toStdString();
+    EXPECT_TRUE(tip.contains(QStringLiteral("Raise the time limit"))) << tip.toStdString();
+    EXPECT_TRUE(calm.data(Qt::ToolTipRole).toString().contains(QStringLiteral("noise target was reached")));
+    EXPECT_FALSE(calm.data(Qt::ToolTipRole).toString().contains(QStringLiteral("Noisy")));
+
+    Summary single = steady;
+    single.runId = "r-9";
+    single.repetitions = 1;
+    single.medianRsePct.reset();
+    model.addSummary(single);
+    EXPECT_TRUE(model.index(3, ResultsModel::NoiseColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("median: undefined")));
+}
+
+TEST(ResultsModel, ANondeterministicResultIsMarkedOnItsDelta)
+{
+    ResultsModel model;
+    Summary same = summaryOf("r-10", "cpu_four_sums", Outcome::Passed, 1e-16, 1e-9);
+    same.deterministic = true;
+    Summary differs = summaryOf("r-11", "atomic_grid", Outcome::Passed, 1e-16, 1e-9);
+    differs.deterministic = false;
+    Summary unchecked = summaryOf("r-12", "cpu_openmp", Outcome::Passed, 1e-16, 1e-9);
+    model.addSummary(same);
+    model.addSummary(differs);
+    model.addSummary(unchecked);
+    EXPECT_EQ(model.index(0, ResultsModel::DeltaColumn).data().toString(), QStringLiteral("1.00e-16"));
+    EXPECT_EQ(model.index(1, ResultsModel::DeltaColumn).data().toString(), QStringLiteral("1.00e-16~"));
+    EXPECT_EQ(model.index(2, ResultsModel::DeltaColumn).data().toString(), QStringLiteral("1.00e-16"));
+    EXPECT_TRUE(model.index(0, ResultsModel::DeltaColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("Deterministic: a second run on the same input gave the same bits")));
+    const QString tip = model.index(1, ResultsModel::DeltaColumn).data(Qt::ToolTipRole).toString();
+    EXPECT_TRUE(tip.contains(QStringLiteral("max_rel_err = "))) << tip.toStdString();
+    EXPECT_TRUE(tip.contains(QStringLiteral("~ Not deterministic"))) << tip.toStdString();
+    EXPECT_FALSE(model.index(2, ResultsModel::DeltaColumn)
+                     .data(Qt::ToolTipRole)
+                     .toString()
+                     .contains(QStringLiteral("eterministic")));
+}
+
 TEST(ResultsModel, ResetKeepsTheModelConsistent)
 {
     ResultsModel model;

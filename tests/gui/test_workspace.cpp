@@ -58,6 +58,7 @@ Workspace generatorWorkspace()
     w.settings.options.timeLimitS = 2.5;
     w.settings.options.flushL2 = false;
     w.settings.options.device = 1;
+    w.settings.options.checkDeterminism = true;
     return w;
 }
 
@@ -73,6 +74,7 @@ void expectSameSettings(const RunSettings& a, const RunSettings& b)
     EXPECT_DOUBLE_EQ(a.options.timeLimitS, b.options.timeLimitS);
     EXPECT_EQ(a.options.flushL2, b.options.flushL2);
     EXPECT_EQ(a.options.device, b.options.device);
+    EXPECT_EQ(a.options.checkDeterminism, b.options.checkDeterminism);
 }
 
 void expectSameSummaries(const std::vector<Summary>& a, const std::vector<Summary>& b)
@@ -116,6 +118,7 @@ TEST(RunSettingsJson, DefaultsAreTheRunnersOwn)
     EXPECT_DOUBLE_EQ(fromNothing.options.timeLimitS, defaults.timeLimitS);
     EXPECT_EQ(fromNothing.options.flushL2, defaults.flushL2);
     EXPECT_EQ(fromNothing.options.device, defaults.device);
+    EXPECT_EQ(fromNothing.options.checkDeterminism, defaults.checkDeterminism);
 }
 
 TEST(RunSettingsJson, RoundTripsWithTheNoiseTargetAsAFraction)
@@ -142,6 +145,7 @@ TEST(RunSettingsJson, ReadsFormatOnesFlatKeysWithTheNoiseTargetInPercent)
     EXPECT_DOUBLE_EQ(s.options.timeLimitS, 1.5);
     EXPECT_FALSE(s.options.flushL2);
     EXPECT_EQ(s.options.device, 2);
+    EXPECT_FALSE(s.options.checkDeterminism) << "older settings lack it: off, as the runner's default";
     EXPECT_EQ(s.baseline, QStringLiteral("cpu_openmp"));
 }
 
