@@ -130,7 +130,8 @@ std::string ErrorHistogram::binLabel(ErrorBins layout, std::size_t bin)
         if (bin <= 2)
             return std::to_string(bin);
         const int high = static_cast<int>(bin) - 1;
-        if (high <= 16)
+        // Ranges while short ("513–1024"), powers of two beyond, so a chart's axis stays legible.
+        if (high <= 10)
             return std::to_string((std::uint64_t {1} << (high - 1)) + 1) + "–"
                 + std::to_string(std::uint64_t {1} << high);
         return "≤2^" + std::to_string(high);

@@ -56,7 +56,8 @@ struct ErrorHistogram {
     /// steps). The last Log10 bin's upper edge is infinity.
     static double binLow(ErrorBins layout, std::size_t bin);
     static double binHigh(ErrorBins layout, std::size_t bin);
-    /// A short label: "0", "<1e-17", "1e-9", "≥1e+1" (Log10, by the lower edge); "0", "1", "2", "3–4", "5–8" (steps).
+    /// A short label: "0", "<1e-17", "1e-9", "≥1e+1" (Log10, by the lower edge); "0", "1", "2", "3–4", "5–8", …
+    /// "513–1024", "≤2^11", … (steps).
     static std::string binLabel(ErrorBins layout, std::size_t bin);
 
     /// Counts one element's error (Log10): NaN and infinity go to nonFinite, a negative error is taken as its

@@ -99,6 +99,8 @@ TEST(ErrorHistogram, StepBinsArePowersOfTwo)
     EXPECT_EQ(ErrorHistogram::binLabel(ErrorBins::PowersOfTwo, 2), "2");
     EXPECT_EQ(ErrorHistogram::binLabel(ErrorBins::PowersOfTwo, 3), "3–4");
     EXPECT_EQ(ErrorHistogram::binLabel(ErrorBins::PowersOfTwo, 4), "5–8");
+    EXPECT_EQ(ErrorHistogram::binLabel(ErrorBins::PowersOfTwo, 11), "513–1024");
+    EXPECT_EQ(ErrorHistogram::binLabel(ErrorBins::PowersOfTwo, 12), "≤2^11");
     EXPECT_EQ(ErrorHistogram::binLabel(ErrorBins::PowersOfTwo, 40), "≤2^39");
 }
 
