@@ -1,6 +1,9 @@
 #pragma once
 
+#include "compute/core/error_histogram.h"
+
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,6 +40,12 @@ struct Delta {
     double tolerance = 0.0;
     std::vector<std::pair<std::string, double>> details; ///< e.g. slope and intercept errors apart
     bool computed = false;
+    /// Each compared element's error, in the measure whose largest value is `value` where the Delta is a maximum
+    /// over elements (ErrorBins::Log10). Absent where no element was compared against a reference value.
+    std::optional<ErrorHistogram> relError;
+    /// Each compared element's distance in steps (ErrorBins::PowersOfTwo): ULPs in the precision the variant computed
+    /// in, or for integer outputs (sdh's counts) the count difference, where no ULP applies. Absent where neither fits.
+    std::optional<ErrorHistogram> stepError;
 
     /// NaN is never within tolerance.
     bool withinTolerance() const { return computed && value <= tolerance; }

@@ -79,6 +79,64 @@ double fromJnum(const nlohmann::ordered_json& j)
 }
 
 constexpr std::size_t kMaxResultValuesInJson = 4096;
+
+const char* binsName(ErrorBins bins)
+{
+    return bins == ErrorBins::Log10 ? "log10" : "pow2";
+}
+
+/// An error histogram in JSON: its layout named (Log10 with its lowest edge and bins per decade, so a reader can
+/// tell a layout it does not know), the counts without their trailing zeros.
+nlohmann::ordered_json histogramJson(const ErrorHistogram& h)
+{
+    nlohmann::ordered_json j;
+    j["measure"] = h.measure;
+    j["bins"] = binsName(h.bins);
+    if (h.bins == ErrorBins::Log10) {
+        j["low_exponent"] = ErrorHistogram::kLowExponent;
+        j["high_exponent"] = ErrorHistogram::kHighExponent;
+        j["bins_per_decade"] = ErrorHistogram::kBinsPerDecade;
+    }
+    j["elements"] = h.elements;
+    j["sampled"] = h.sampled;
+    j["non_finite"] = h.nonFinite;
+    if (h.tolerance)
+        j["tolerance"] = jnum(*h.tolerance);
+    const std::size_t used = h.highestBin() ? *h.highestBin() + 1 : 0;
+    j["counts"] = std::vector<std::uint64_t>(h.counts.begin(), h.counts.begin() + static_cast<std::ptrdiff_t>(used));
+    return j;
+}
+
+/// A histogram read back; nullopt for one of a layout this build does not know (or a malformed one), which is
+/// dropped rather than misread.
+std::optional<ErrorHistogram> histogramFromJson(const nlohmann::ordered_json& j)
+{
+    if (!j.is_object() || !j.contains("counts") || !j["counts"].is_array())
+        return std::nullopt;
+    const std::string bins = j.value("bins", std::string());
+    ErrorBins layout = ErrorBins::Log10;
+    if (bins == binsName(ErrorBins::PowersOfTwo))
+        layout = ErrorBins::PowersOfTwo;
+    else if (bins != binsName(ErrorBins::Log10) || j.value("low_exponent", 0) != ErrorHistogram::kLowExponent
+        || j.value("high_exponent", 0) != ErrorHistogram::kHighExponent
+        || j.value("bins_per_decade", 0) != ErrorHistogram::kBinsPerDecade)
+        return std::nullopt;
+    ErrorHistogram h(layout, j.value("measure", std::string()));
+    const auto& counts = j["counts"];
+    if (counts.size() > h.counts.size())
+        return std::nullopt;
+    for (std::size_t b = 0; b < counts.size(); ++b) {
+        if (!counts[b].is_number_unsigned())
+            return std::nullopt;
+        h.counts[b] = counts[b].get<std::uint64_t>();
+    }
+    h.elements = j.value("elements", std::uint64_t(0));
+    h.sampled = j.value("sampled", false);
+    h.nonFinite = j.value("non_finite", std::uint64_t(0));
+    if (j.contains("tolerance"))
+        h.tolerance = fromJnum(j["tolerance"]);
+    return h;
+}
 } // namespace
 
 const std::vector<std::string>& csvColumns()
@@ -451,6 +509,14 @@ nlohmann::ordered_json toJson(const Summary& s)
     for (const auto& [k, v] : s.delta.details)
         details[k] = jnum(v);
     j["delta_details"] = details;
+    if (s.delta.relError || s.delta.stepError) {
+        nlohmann::ordered_json distribution = nlohmann::ordered_json::object();
+        if (s.delta.relError)
+            distribution["rel_err"] = histogramJson(*s.delta.relError);
+        if (s.delta.stepError)
+            distribution["step_err"] = histogramJson(*s.delta.stepError);
+        j["delta_distribution"] = distribution;
+    }
     if (s.deterministic)
         j["deterministic"] = *s.deterministic;
     else
@@ -568,6 +634,13 @@ Summary summaryFromJson(const nlohmann::ordered_json& j)
     if (j.contains("delta_details") && j["delta_details"].is_object())
         for (auto it = j["delta_details"].begin(); it != j["delta_details"].end(); ++it)
             s.delta.details.emplace_back(it.key(), fromJnum(it.value()));
+    if (j.contains("delta_distribution") && j["delta_distribution"].is_object()) {
+        const auto& distribution = j["delta_distribution"];
+        if (distribution.contains("rel_err"))
+            s.delta.relError = histogramFromJson(distribution["rel_err"]);
+        if (distribution.contains("step_err"))
+            s.delta.stepError = histogramFromJson(distribution["step_err"]);
+    }
     s.message = text("message");
     if (j.contains("deterministic") && j["deterministic"].is_boolean())
         s.deterministic = j["deterministic"].get<bool>();

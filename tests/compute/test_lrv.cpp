@@ -125,6 +125,15 @@ TEST(LrvCompare, TheSampledCheckFindsAnErrorAmongTheMostProportionalPairs)
     const Delta spoiled = lrvWorkload().compare(result, deferred, d, params);
     EXPECT_FALSE(spoiled.withinTolerance());
     EXPECT_NEAR(spoiled.details[1].second, 1e-6, 1e-8) << "reported among the most proportional";
+    // The histograms describe the sample, and say so; the spoiled pair is the one element in the 1e-6 bin.
+    ASSERT_TRUE(clean.relError && spoiled.relError && spoiled.stepError);
+    EXPECT_TRUE(spoiled.relError->sampled);
+    EXPECT_EQ(spoiled.relError->elements, lrv::pairCount(400));
+    EXPECT_EQ(spoiled.relError->compared(), spoiled.details[2].second);
+    EXPECT_EQ(spoiled.stepError->compared(), spoiled.relError->compared());
+    EXPECT_EQ(clean.relError->highestBin(), std::optional<std::size_t>(ErrorHistogram::binOf(clean.value)));
+    EXPECT_EQ(spoiled.relError->highestBin(), std::optional<std::size_t>(ErrorHistogram::binOf(spoiled.value)));
+    EXPECT_GE(spoiled.relError->counts[ErrorHistogram::binOf(spoiled.value)], 1u);
 }
 
 TEST(LrvWorkload, ReferenceIsSampledOnlyForHugeOutputs)

@@ -175,6 +175,51 @@ TEST_F(ResultsIo, JsonRoundTripKeepsEveryField)
     EXPECT_EQ(j["summaries"][0]["samples_ms"].size(), 3u);
 }
 
+TEST_F(ResultsIo, JsonKeepsTheErrorDistribution)
+{
+    Summary s = sample();
+    ErrorHistogram rel(ErrorBins::Log10, "scaled_err");
+    rel.elements = 1000;
+    rel.sampled = true;
+    rel.tolerance = 1e-12;
+    for (int i = 0; i < 997; ++i)
+        rel.add(0.0);
+    rel.add(3e-16);
+    rel.add(1e-7);
+    rel.add(std::nan(""));
+    ErrorHistogram steps(ErrorBins::PowersOfTwo, "ulp_f64");
+    steps.elements = 1000;
+    steps.addSteps(0);
+    steps.addSteps(5);
+    steps.addSteps(std::nullopt);
+    s.delta.relError = rel;
+    s.delta.stepError = steps;
+    writeJson(path("h.json"), {s, sample()});
+    const auto back = readJson(path("h.json"));
+    ASSERT_EQ(back.size(), 2u);
+    EXPECT_EQ(back[0].delta.relError, s.delta.relError);
+    EXPECT_EQ(back[0].delta.stepError, s.delta.stepError);
+    EXPECT_FALSE(back[1].delta.relError);
+    EXPECT_FALSE(back[1].delta.stepError);
+
+    std::ifstream in(path("h.json"));
+    auto j = nlohmann::ordered_json::parse(in);
+    const auto& distribution = j["summaries"][0]["delta_distribution"];
+    EXPECT_EQ(distribution["rel_err"]["bins"], "log10");
+    // Trailing empty bins are left out: the highest filled bin (1e-7's) is the last count written.
+    EXPECT_EQ(distribution["rel_err"]["counts"].size(), ErrorHistogram::binOf(1e-7) + 1);
+    EXPECT_EQ(distribution["step_err"]["counts"].size(), ErrorHistogram::binOfSteps(5) + 1);
+    EXPECT_FALSE(j["summaries"][1].contains("delta_distribution"));
+
+    // A layout this build does not know is dropped, not misread; the rest of the row still reads.
+    j["summaries"][0]["delta_distribution"]["rel_err"]["bins_per_decade"] = 3;
+    std::ofstream(path("other.json")) << j.dump();
+    const auto other = readJson(path("other.json"));
+    ASSERT_EQ(other.size(), 2u);
+    EXPECT_FALSE(other[0].delta.relError);
+    EXPECT_EQ(other[0].delta.stepError, s.delta.stepError);
+}
+
 TEST_F(ResultsIo, JsonSaysWhenAResultWasNotKept)
 {
     Summary kept = sample();

@@ -116,6 +116,16 @@ TEST(SdhWorkload, ADeltaFlagsALostPairAndAMovedOne)
     const Delta m = sdhWorkload().compare(moved, reference, line, params);
     EXPECT_DOUBLE_EQ(m.value, 2.0 / (2.0 * 45.0));
     EXPECT_FALSE(m.withinTolerance()) << "one pair in 45 is far over 1e-3";
+    // The distribution: two buckets one pair off, the rest exact; integer counts have no ULP, so the step histogram
+    // is the count difference; no per-bucket tolerance (the Delta's is on the L1 fraction).
+    ASSERT_TRUE(m.relError && m.stepError);
+    EXPECT_EQ(m.stepError->measure, "count_diff");
+    EXPECT_EQ(m.stepError->elements, reference.counts.size());
+    EXPECT_EQ(m.stepError->counts[1], 2u);
+    EXPECT_EQ(m.stepError->counts[0], reference.counts.size() - 2);
+    EXPECT_EQ(m.relError->compared(), reference.counts.size());
+    EXPECT_EQ(m.relError->counts[0], reference.counts.size() - 2);
+    EXPECT_FALSE(m.relError->tolerance);
 
     Result lost = reference; // a pair missing: always wrong
     --lost.counts[3];
@@ -125,6 +135,7 @@ TEST(SdhWorkload, ADeltaFlagsALostPairAndAMovedOne)
     // Without a reference (too many pairs for it) only the total is checked.
     EXPECT_TRUE(sdhWorkload().compare(reference, Result {}, line, params).withinTolerance());
     EXPECT_FALSE(sdhWorkload().compare(lost, Result {}, line, params).withinTolerance());
+    EXPECT_FALSE(sdhWorkload().compare(reference, Result {}, line, params).relError) << "no bucket was compared";
 }
 
 TEST(SdhWorkload, OutputWritesOneBucketPerRow)

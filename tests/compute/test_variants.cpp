@@ -5,6 +5,7 @@
 #include "compute/core/registry.h"
 #include "compute/core/runner.h"
 
+#include <cmath>
 #include <gtest/gtest.h>
 #include <random>
 
@@ -109,6 +110,34 @@ TEST_P(EveryVariant, MatchesTheReferenceOnFreshRandomData)
     EXPECT_TRUE(s.delta.computed);
     ASSERT_NE(s.result, nullptr);
     EXPECT_FALSE(s.resultDropped);
+
+    // The error distribution: every workload fills it where it compared elements with reference values (sdh beyond
+    // its reference checks only the total); it counts each compared element once; where the Delta is the largest
+    // element error (a per-element tolerance), the Delta lies in the highest filled bin.
+    if (c.workload != "sdh" || workload.fullReferenceAffordable(dataset, params)) {
+        EXPECT_TRUE(s.delta.relError.has_value());
+        EXPECT_TRUE(s.delta.stepError.has_value());
+    }
+    const std::size_t outputs = s.result->values.empty() ? s.result->counts.size() : s.result->values.size();
+    for (const auto* histogram : {&s.delta.relError, &s.delta.stepError}) {
+        if (!*histogram)
+            continue;
+        const ErrorHistogram& h = **histogram;
+        EXPECT_EQ(h.elements, outputs) << h.measure;
+        if (h.sampled)
+            EXPECT_GT(h.compared(), 0u) << h.measure;
+        else
+            EXPECT_EQ(h.compared(), h.elements) << h.measure;
+    }
+    if (s.delta.relError && s.delta.relError->tolerance) {
+        const ErrorHistogram& h = *s.delta.relError;
+        EXPECT_EQ(*h.tolerance, s.delta.tolerance);
+        if (std::isfinite(s.delta.value)) {
+            EXPECT_EQ(h.nonFinite, 0u);
+            EXPECT_EQ(h.highestBin(), std::optional<std::size_t>(ErrorHistogram::binOf(s.delta.value)))
+                << "delta " << s.delta.value;
+        }
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, EveryVariant, ::testing::ValuesIn(allCases()),

@@ -819,6 +819,82 @@ TEST(CorrectnessChart, DeltasOnALogScaleAgainstTheTolerance)
     EXPECT_EQ(ticker->ticks().size(), 4);
 }
 
+TEST(CorrectnessChart, ErrorDistributionOnDemandShowsALoneOutlier)
+{
+    ResultsModel model;
+    CorrectnessChart chart(&model);
+    // "a": a million exact elements; "b": the same but one element off by 1e-7, one NaN, and sampled.
+    Summary a = makeRun("a1", "a", 1024, 1.0);
+    a.delta.relError = ErrorHistogram(ErrorBins::Log10, "rel_err");
+    a.delta.relError->tolerance = 1e-12;
+    a.delta.relError->elements = 1'000'000;
+    a.delta.relError->counts[0] = 1'000'000;
+    a.delta.stepError = ErrorHistogram(ErrorBins::PowersOfTwo, "ulp_f64");
+    a.delta.stepError->elements = 1'000'000;
+    a.delta.stepError->counts[0] = 999'999;
+    a.delta.stepError->counts[1] = 1;
+    Summary b = makeRun("b1", "b", 1024, 1.0);
+    // Built apart and then moved in: copying one engaged optional into another trips GCC 12's maybe-uninitialized.
+    ErrorHistogram sampled = *a.delta.relError;
+    sampled.counts[0] = 999'998;
+    sampled.add(1e-7);
+    sampled.add(std::nan(""));
+    sampled.elements = 2'000'000;
+    sampled.sampled = true;
+    b.delta.relError = std::move(sampled);
+    model.addSummary(a);
+    model.addSummary(b);
+    model.addSummary(makeRun("c1", "c", 1024, 1.0)); // a run without histograms (an older file): not drawn
+
+    chart.rebuildNow();
+    EXPECT_FALSE(chart.distributionShown());
+    EXPECT_TRUE(barsOf(chart.plot()).empty());
+
+    chart.setDistributionShown(true);
+    chart.rebuildNow();
+    const auto bars = barsOf(chart.plot());
+    ASSERT_EQ(bars.size(), 2u);
+    EXPECT_TRUE(isLog(chart.plot()->yAxis));
+    EXPECT_TRUE(chart.plot()->legend->visible());
+    // a: one bar (exact); b: exact, the outlier's bin, and the NaN column.
+    EXPECT_EQ(bars[0]->data()->size(), 1);
+    ASSERT_EQ(bars[1]->data()->size(), 3);
+    const double outlierBin = CorrectnessChart::binPosition(ErrorHistogram::binOf(1e-7));
+    bool outlierDrawn = false;
+    for (auto it = bars[1]->data()->constBegin(); it != bars[1]->data()->constEnd(); ++it)
+        if (std::fabs(it->key - outlierBin) < 0.5 && it->value == 1.0)
+            outlierDrawn = true;
+    EXPECT_TRUE(outlierDrawn);
+    // A bar of one element rises above the axis floor, and the NaN column lies right of every bin.
+    EXPECT_LT(chart.plot()->yAxis->range().lower, 1.0);
+    EXPECT_EQ(bars[1]->baseValue(), CorrectnessChart::kCountFloor);
+    EXPECT_GT(chart.nonFinitePosition(), outlierBin);
+    EXPECT_GE(chart.plot()->xAxis->range().upper, chart.nonFinitePosition());
+
+    // The tolerance is a vertical line at the lower edge of the bin that starts at 1e-12.
+    const auto lines = itemsOf<QCPItemStraightLine>(chart.plot());
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_DOUBLE_EQ(lines[0]->point1->coords().x(), lines[0]->point2->coords().x());
+    EXPECT_DOUBLE_EQ(lines[0]->point1->coords().x(), CorrectnessChart::binPosition(ErrorHistogram::binOf(1e-12)) - 0.5);
+    const QStringList labels = texts(chart.plot());
+    EXPECT_TRUE(labels.contains(QStringLiteral("tolerance 1e-12"))) << labels.join('|').toStdString();
+    EXPECT_EQ(labels.filter(QStringLiteral("a sample of 1000000 of 2000000")).size(), 1)
+        << labels.join('|').toStdString();
+
+    // ULPs: only "a" has them; no tolerance line (the tolerance is a relative one).
+    chart.setDistribution(CorrectnessChart::Distribution::Steps);
+    chart.rebuildNow();
+    const auto stepBars = barsOf(chart.plot());
+    ASSERT_EQ(stepBars.size(), 1u);
+    EXPECT_EQ(stepBars[0]->data()->size(), 2);
+    EXPECT_TRUE(itemsOf<QCPItemStraightLine>(chart.plot()).empty());
+
+    chart.setDistributionShown(false);
+    chart.rebuildNow();
+    EXPECT_TRUE(barsOf(chart.plot()).empty());
+    EXPECT_EQ(chart.pointCount(), 3);
+}
+
 // ---------------------------------------------------------------------------------------------------- speedup
 
 TEST(SpeedupChart, BaselineMedianOverVariantMedianAtEachSize)

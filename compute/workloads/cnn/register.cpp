@@ -241,15 +241,24 @@ public:
             if (check.violations > 0)
                 d.value = std::numeric_limits<double>::infinity();
         }
+        // Each gradient's error relative to its tensor's largest, as the Delta takes it; ULPs in float, what every
+        // variant (TF32 ones too) stores its gradients in, against the expected gradient rounded to float.
+        d.relError = ErrorHistogram(ErrorBins::Log10, "tensor_scaled_err");
+        d.stepError = ErrorHistogram(ErrorBins::PowersOfTwo, ulpMeasure(Precision::F32));
+        d.relError->elements = d.stepError->elements = result.values.size();
+        d.relError->tolerance = d.tolerance;
         for (const auto& t : l.tensors()) {
             double scale = 0.0, worst = 0.0;
             for (std::size_t i = t.offset; i < t.offset + t.count; ++i)
                 scale = std::max(scale, std::fabs(expected[i]));
+            const double denominator = std::max(scale, std::numeric_limits<double>::min());
             for (std::size_t i = t.offset; i < t.offset + t.count; ++i) {
                 const double diff = std::fabs(result.values[i] - expected[i]);
                 worst = std::isnan(diff) ? std::numeric_limits<double>::infinity() : std::max(worst, diff);
+                d.relError->add(diff / denominator);
+                d.stepError->addSteps(ulpDistance(result.values[i], expected[i], Precision::F32));
             }
-            const double error = worst / std::max(scale, std::numeric_limits<double>::min());
+            const double error = worst / denominator;
             d.details.emplace_back(t.name, error);
             d.value = std::max(d.value, error);
         }

@@ -42,15 +42,6 @@ PrepareSignature prepareChanStable;
 PrepareSignature prepareCub;
 
 namespace {
-/// Relative error; NaN in both counts as agreement (an undetermined line), NaN in one as infinitely wrong.
-double relativeError(double value, double reference, double scale)
-{
-    if (std::isnan(reference) || std::isnan(value))
-        return std::isnan(reference) && std::isnan(value) ? 0.0 : std::numeric_limits<double>::infinity();
-    const double denominator = std::max(scale, std::numeric_limits<double>::min());
-    return std::fabs(value - reference) / denominator;
-}
-
 class LinregWorkload final : public Workload {
 public:
     LinregWorkload()
@@ -186,11 +177,24 @@ public:
         Delta d;
         d.kind = "max_rel_err";
         d.tolerance = tolerance(params);
+        // NaN in both counts as agreement (an undetermined line), NaN in one as infinitely wrong.
         const double slopeError = relativeError(result.values[0], m, std::fabs(m));
         const double interceptError = relativeError(result.values[1], c, interceptScale);
         d.details = {{"slope_rel_err", slopeError}, {"intercept_rel_err", interceptError}};
         d.value = std::max(slopeError, interceptError);
         d.computed = true;
+        // Two elements: the distribution says whether both are off or one is exact. ULPs are counted in the input
+        // precision: an f32 variant's fit is summed in double but can be no closer than its float inputs allow.
+        d.relError = ErrorHistogram(ErrorBins::Log10, "rel_err");
+        d.relError->elements = 2;
+        d.relError->tolerance = d.tolerance;
+        d.relError->add(slopeError);
+        d.relError->add(interceptError);
+        const Precision precision = precisionOf(params);
+        d.stepError = ErrorHistogram(ErrorBins::PowersOfTwo, ulpMeasure(precision));
+        d.stepError->elements = 2;
+        for (std::size_t k = 0; k < 2; ++k)
+            d.stepError->addSteps(ulpDistance(result.values[k], reference.values[k], precision));
         return d;
     }
 

@@ -259,6 +259,11 @@ public:
         double worst = 0.0;
         double worstProportional = 0.0;
         double compared = 0.0;
+        // Every variant computes in double (the tensor-core ones in FP64 DMMA): ULPs are double's.
+        d.relError = ErrorHistogram(ErrorBins::Log10, "rel_err");
+        d.stepError = ErrorHistogram(ErrorBins::PowersOfTwo, ulpMeasure(Precision::F64));
+        d.relError->elements = d.stepError->elements = pairs;
+        d.relError->tolerance = d.tolerance;
         if (!reference.values.empty()) {
             // The 1% most proportional pairs (smallest lrv) are the ones propr users look at.
             std::vector<double> sorted = reference.values;
@@ -267,6 +272,8 @@ public:
             const double threshold = sorted[cut - 1];
             for (std::size_t k = 0; k < reference.values.size(); ++k) {
                 const double e = relativeError(result.values[k], reference.values[k], floor);
+                d.relError->add(e);
+                d.stepError->addSteps(ulpDistance(result.values[k], reference.values[k]));
                 worst = std::max(worst, e);
                 if (reference.values[k] <= threshold)
                     worstProportional = std::max(worstProportional, e);
@@ -296,15 +303,22 @@ public:
             std::sort(smallest.begin(), smallest.end());
             smallest.resize(std::min(smallest.size(), top));
             std::vector<double> errors(sample.size() + smallest.size());
+            std::vector<std::optional<std::uint64_t>> ulps(errors.size());
 #pragma omp parallel for schedule(dynamic, 256)
             for (std::int64_t s = 0; s < static_cast<std::int64_t>(errors.size()); ++s) {
                 const auto idx = static_cast<std::size_t>(s);
                 const std::uint64_t k = idx < sample.size() ? sample[idx] : smallest[idx - sample.size()].second;
                 std::uint64_t i = 0, j = 0;
                 pairAt(k, i, j);
-                errors[idx] = relativeError(result.values[k], referencePair(logs, t.samples, i, j), floor);
+                const double expected = referencePair(logs, t.samples, i, j);
+                errors[idx] = relativeError(result.values[k], expected, floor);
+                ulps[idx] = ulpDistance(result.values[k], expected);
             }
+            // The histograms describe the sample (a pair drawn twice counts twice).
+            d.relError->sampled = d.stepError->sampled = true;
             for (std::size_t s = 0; s < errors.size(); ++s) {
+                d.relError->add(errors[s]);
+                d.stepError->addSteps(ulps[s]);
                 worst = std::max(worst, errors[s]);
                 if (s >= sample.size())
                     worstProportional = std::max(worstProportional, errors[s]);

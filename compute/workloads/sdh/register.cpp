@@ -202,15 +202,26 @@ public:
         std::uint64_t total = 0;
         double l1 = 0.0;
         double worstRelative = 0.0;
+        Delta d;
+        // Per bucket: the count difference relative to the reference's count (at least 1, so an empty reference
+        // bucket's stray pair counts 1, not infinitely), and the difference itself. Counts are integers, so no ULP
+        // applies; the difference in pairs is their step distance. No per-bucket tolerance: the Delta's is on the L1
+        // fraction over all buckets.
+        d.relError = ErrorHistogram(ErrorBins::Log10, "bucket_rel_err");
+        d.stepError = ErrorHistogram(ErrorBins::PowersOfTwo, "count_diff");
+        d.relError->elements = d.stepError->elements = result.counts.size();
         for (std::size_t b = 0; b < result.counts.size(); ++b) {
             total += result.counts[b];
-            const double diff
-                = std::fabs(static_cast<double>(result.counts[b]) - static_cast<double>(reference.counts[b]));
+            const std::uint64_t got = result.counts[b];
+            const std::uint64_t want = reference.counts[b];
+            const double diff = std::fabs(static_cast<double>(got) - static_cast<double>(want));
             l1 += diff;
+            const double relative = diff / std::max(1.0, static_cast<double>(want));
             if (diff > 0)
-                worstRelative = std::max(worstRelative, diff / std::max(1.0, static_cast<double>(reference.counts[b])));
+                worstRelative = std::max(worstRelative, relative);
+            d.relError->add(relative);
+            d.stepError->addSteps(got >= want ? got - want : want - got);
         }
-        Delta d;
         d.kind = "l1_fraction";
         d.tolerance = tolerance(params);
         // Every pair must be counted once: a total other than N(N−1)/2 is wrong whatever the buckets say.

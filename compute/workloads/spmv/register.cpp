@@ -267,6 +267,15 @@ public:
         std::uint64_t worstRow = 0;
         std::uint64_t over = 0;
         const double tol = tolerance(params);
+        const Precision precision = precisionOf(params);
+        Delta d;
+        // Each row's error relative to its own scale (Σ|a_ij·x_j|), as the Delta takes it.
+        d.relError = ErrorHistogram(ErrorBins::Log10, "scaled_err");
+        d.relError->elements = rows;
+        d.relError->tolerance = tol;
+        // spmv computes in its input precision: an f32 variant's y is a float, so its ULPs are float's.
+        d.stepError = ErrorHistogram(ErrorBins::PowersOfTwo, ulpMeasure(precision));
+        d.stepError->elements = rows;
         for (std::uint64_t i = 0; i < rows; ++i) {
             const double diff = std::fabs(result.values[i] - reference.values[i]);
             double e = 0.0;
@@ -274,6 +283,8 @@ public:
                 e = std::numeric_limits<double>::infinity(); // an unwritten (poisoned) or non-finite row
             else if (diff > 0.0)
                 e = scales[i] > 0.0 ? diff / scales[i] : std::numeric_limits<double>::infinity();
+            d.relError->add(e);
+            d.stepError->addSteps(ulpDistance(result.values[i], reference.values[i], precision));
             if (e > tol)
                 ++over;
             if (e > worst || (i == 0 && e == worst)) {
@@ -281,7 +292,6 @@ public:
                 worstRow = i;
             }
         }
-        Delta d;
         d.kind = "max_scaled_err";
         d.tolerance = tol;
         d.value = worst;
