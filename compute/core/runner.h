@@ -56,6 +56,8 @@ class Runner {
 public:
     explicit Runner(const Clock& clock = steadyClock());
     void setCeilingsProvider(CeilingsProvider provider) { m_ceilings = std::move(provider); }
+    const Clock& clock() const { return *m_clock; }
+    const CeilingsProvider& ceilingsProvider() const { return m_ceilings; }
 
     Summary run(const RunRequest& request, RunObserver& observer, std::stop_token stop = {}) const;
 
