@@ -66,13 +66,15 @@ private:
 
 class FakeWorkload final : public Workload {
 public:
-    FakeWorkload(FakeClock& clock, Script script)
+    /// `referenceScript` times the reference variant (its result stays exact unless the script offsets it).
+    FakeWorkload(FakeClock& clock, Script script, Script referenceScript = {})
         : m_clock(clock)
         , m_script(std::move(script))
+        , m_referenceScript(std::move(referenceScript))
     {
         m_variants.push_back(cpuVariant("reference", "Exact sum", "plain sum",
             [this](const data::Dataset& d, const ParamSet&, const RunContext&) -> std::unique_ptr<PreparedRun> {
-                return std::make_unique<ScriptedRun>(d.as<std::vector<double>>(), m_clock, Script {});
+                return std::make_unique<ScriptedRun>(d.as<std::vector<double>>(), m_clock, m_referenceScript);
             }));
         m_variants.push_back(cpuVariant("scripted", "Scripted", "follows a script",
             [this](const data::Dataset& d, const ParamSet&, const RunContext&) -> std::unique_ptr<PreparedRun> {
@@ -133,6 +135,7 @@ public:
 private:
     FakeClock& m_clock;
     Script m_script;
+    Script m_referenceScript;
 };
 
 } // namespace ks::test
