@@ -168,6 +168,7 @@ void MainWindow::buildUi()
     connect(m_workloadCombo, &QComboBox::currentIndexChanged, this,
         [this] { setWorkload(m_workloadCombo->currentData().toString()); });
     connect(m_runButton, &QPushButton::clicked, this, [this] { startRun(); });
+    connect(m_variantPanel, &VariantPanel::decideRequested, this, [this] { startDecision(); });
     connect(m_cancelButton, &QPushButton::clicked, this, &MainWindow::cancelRun);
     connect(m_datasetPanel, &DatasetPanel::loadRequested, this, &MainWindow::onDatasetLoadRequested);
     connect(m_datasetPanel, &DatasetPanel::recentFilesChanged, this,
@@ -221,6 +222,7 @@ void MainWindow::buildMenus()
     QMenu* run = menuBar()->addMenu(tr("&Run"));
     QAction* start = run->addAction(tr("&Run Checked Variants"), this, [this] { startRun(); });
     start->setShortcuts({QKeySequence(Qt::Key_F5), QKeySequence(Qt::CTRL | Qt::Key_R)});
+    run->addAction(tr("&Decide Between Checked Variants"), this, [this] { startDecision(); });
     QAction* cancel = run->addAction(tr("&Cancel"), this, &MainWindow::cancelRun);
     cancel->setShortcut(QKeySequence(Qt::Key_Escape));
     cancel->setShortcutContext(Qt::WidgetShortcut); // Esc is handled by the window-wide shortcut
