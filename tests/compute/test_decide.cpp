@@ -2,6 +2,7 @@
 // JSON file.
 #include "compute/core/compare.h"
 #include "compute/core/decide.h"
+#include "compute/core/registry.h"
 #include "compute/core/results_io.h"
 #include "fake_workload.h"
 
@@ -9,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <iostream>
 #include <random>
 
 namespace ks::test {
@@ -420,6 +422,42 @@ TEST(Decide, JsonRoundTripsDecisionsBesideTheSummaries)
     EXPECT_TRUE(readDecisions(path).empty());
     EXPECT_EQ(readJson(path).size(), 2u);
     std::filesystem::remove(path);
+}
+
+TEST(DecideOnGpu, TwoSpmvCudaVariantsAreTimedWithEventsCheckedAndDecided)
+{
+    // What the lead's `kernelscope-cli run -w spmv --decide scalar,vector` does, in-process: CUDA variants prepared
+    // once, interleaved, each repetition timed with the variant's own events (PreparedRun::timer), both checked.
+    const Workload& spmv = *defaultRegistry().find("spmv");
+    for (const char* id : {"scalar", "vector"})
+        if (const auto reason = unavailableReason(*spmv.findVariant(id)); !reason.empty())
+            GTEST_SKIP() << reason;
+    SweepRequest request;
+    request.workload = &spmv;
+    request.variantIds = {"scalar", "vector"};
+    request.generator = {{"pattern", "powerlaw"}, {"rows", "200000"}, {"per_row", "16"}};
+    request.options.maxRepetitions = 200;
+    request.options.timeLimitS = 10.0;
+    Runner runner;
+    runner.setCeilingsProvider({});
+    Recorder recorder;
+    DecideOptions options;
+    options.margin = 0.01;
+    const DecideOutcome out = decideSweep(planSweep(request), options, runner, recorder);
+    ASSERT_EQ(out.summaries.size(), 2u);
+    for (const auto& s : out.summaries) {
+        EXPECT_EQ(s.outcome, Outcome::Passed) << s.variant << ": " << s.message;
+        EXPECT_TRUE(s.delta.computed && s.delta.withinTolerance()) << s.variant;
+        EXPECT_GT(s.medianMs, 0.0);
+        EXPECT_EQ(s.device.kind, "cuda");
+    }
+    ASSERT_EQ(out.decisions.size(), 1u);
+    const Decision& d = out.decisions.front();
+    std::cout << d.text() << '\n';
+    EXPECT_GE(d.rounds, 10);
+    EXPECT_GT(d.ratio, 0.0);
+    EXPECT_TRUE(std::isfinite(d.high) && d.low > 0.0) << d.text();
+    EXPECT_EQ(out.summaries[0].samplesMs.size(), out.summaries[1].samplesMs.size());
 }
 
 } // namespace
