@@ -6,6 +6,7 @@
 #include "compute/core/results_io.h"
 #include "fake_workload.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -133,6 +134,31 @@ TEST(HodgesLehmann, CoversTheTrueShiftAtTheStatedRate)
         EXPECT_GT(rate, 0.88) << "n=" << n;
         EXPECT_LT(rate, 0.93) << "n=" << n;
     }
+}
+
+TEST(HodgesLehmann, LargeSamplesGiveTheSameOrderStatisticsWithoutFormingEveryDifference)
+{
+    // 1100 × 1000 differences pass the limit above which they are not formed; values rounded to 0.01 bring ties.
+    std::mt19937_64 random(5);
+    std::lognormal_distribution<double> times(0.0, 0.3);
+    std::vector<double> a(1100), b(1000);
+    for (auto& v : a)
+        v = std::round(times(random) * 100.0) / 100.0;
+    for (auto& v : b)
+        v = std::round(times(random) * 104.0) / 100.0;
+    std::vector<double> all;
+    for (double x : a)
+        for (double y : b)
+            all.push_back(y - x);
+    std::sort(all.begin(), all.end());
+    const double m = static_cast<double>(all.size());
+    const auto k = static_cast<std::size_t>(
+        std::floor(m / 2.0 + 0.5 + normalQuantile(0.005) * std::sqrt(m * (1100.0 + 1000.0 + 1.0) / 12.0)));
+
+    const ShiftInterval shift = hodgesLehmannShift(a, b, 0.99);
+    EXPECT_EQ(shift.estimate, 0.5 * (all[all.size() / 2 - 1] + all[all.size() / 2]));
+    EXPECT_EQ(shift.low, all[k - 1]);
+    EXPECT_EQ(shift.high, all[all.size() - k]);
 }
 
 TEST(HodgesLehmann, NormalQuantileMatchesTables)
