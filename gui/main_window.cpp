@@ -255,7 +255,6 @@ bool MainWindow::startWork(bool decide)
             DecideOptions options;
             options.margin = m_variantPanel->decideMargin();
             m_controller->startDecision(request, options);
-            m_speedup->setDecisions({});
         } else {
             m_controller->start(request);
         }
@@ -263,6 +262,8 @@ bool MainWindow::startWork(bool decide)
         return refuse(QString::fromStdString(e.what()));
     }
 
+    // A verdict belongs to the runs it measured: the next run, decision or not, starts without one.
+    m_speedup->setDecisions({});
     m_runClock.start();
     setRunningUi(true);
     showStatus(decide ? tr("Deciding between %1 variants, interleaved…").arg(variants.size())

@@ -228,8 +228,10 @@ void MainWindow::buildMenus()
     cancel->setShortcutContext(Qt::WidgetShortcut); // Esc is handled by the window-wide shortcut
     run->addSeparator();
     run->addAction(tr("Clear Results"), this, [this] {
-        if (!isRunning())
+        if (!isRunning()) {
             m_model->clear();
+            m_speedup->setDecisions({});
+        }
     });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
@@ -325,6 +327,8 @@ bool MainWindow::exportResults(const QString& path, QString* error)
     try {
         if (suffix == QLatin1String("csv"))
             writeCsv(path.toStdString(), m_model->finishedSummaries());
+        else if (suffix == QLatin1String("json") && !m_speedup->decisions().empty())
+            writeJson(path.toStdString(), m_model->finishedSummaries(), m_speedup->decisions());
         else if (suffix == QLatin1String("json"))
             writeJson(path.toStdString(), m_model->finishedSummaries());
         else

@@ -1,5 +1,6 @@
 // A/B decisions in the desktop app: the speedup chart's interval and verdict, and the Decide button running the
 // checked variants interleaved on the worker thread.
+#include "compute/core/results_io.h"
 #include "gui/charts/speedup_chart.h"
 #include "gui/main_window.h"
 #include "gui/panels/dataset_panel.h"
@@ -175,6 +176,14 @@ TEST(MainWindowDecision, TheDecideButtonRunsTheCheckedVariantsInterleavedAndShow
     speedup->rebuildNow();
     const QString verdict = textsOf(speedup->plot()).join(QLatin1Char('\n'));
     EXPECT_TRUE(verdict.contains(QStringLiteral("cpu_four_sums vs reference:"))) << verdict.toStdString();
+
+    // The JSON export carries the decision beside the summaries, as the CLI's --json does.
+    const QString json = dir.filePath(QStringLiteral("decision.json"));
+    ASSERT_TRUE(window.exportResults(json));
+    const auto saved = readDecisions(json.toStdString());
+    ASSERT_EQ(saved.size(), 1u);
+    EXPECT_EQ(saved.front().variantB, "cpu_four_sums");
+    EXPECT_EQ(readJson(json.toStdString()).size(), 2u);
 }
 
 } // namespace
