@@ -362,18 +362,21 @@ DecideOutcome decide(const Runner& runner, const DecideRequest& request, RunObse
             try {
                 detail::recordResult(s, *c.prepared, c.request, cancelled);
                 message = c.prepared->note();
-                if (cancelled)
-                    result = Outcome::Cancelled, message = message.empty() ? "cancelled" : "cancelled; " + message;
-                else if (s.delta.computed && !s.delta.withinTolerance())
+                if (cancelled) {
+                    result = Outcome::Cancelled;
+                    message = message.empty() ? "cancelled" : "cancelled; " + message;
+                } else if (s.delta.computed && !s.delta.withinTolerance()) {
                     result = Outcome::Incorrect;
+                }
             } catch (...) {
                 fail(c);
                 result = c.stoppedWith;
                 message = c.message;
             }
         } else if (c.live) {
-            result = cancelled ? Outcome::Cancelled : Outcome::Passed;
-            message = cancelled ? "cancelled" : "";
+            // Prepared but never timed: cancelled, or the decision ended before its first round (A failed).
+            result = cancelled ? Outcome::Cancelled : Outcome::Skipped;
+            message = cancelled ? "cancelled" : "not measured: the decision stopped before its first round";
         }
         detail::fillTiming(s, c.stats);
         if (s.repetitions > 0) {

@@ -321,6 +321,25 @@ TEST(Decide, AFailingVariantEndsItsPairUndecidedAndKeepsTheOthers)
     EXPECT_EQ(out.summaries[1].repetitions, 4); // one warm-up, then four timed calls before the fifth threw
 }
 
+TEST(Decide, AFailingInItsWarmUpLeavesTheOthersUnmeasuredAndSaysWhy)
+{
+    Script failingA {noisyDurations(1.0)};
+    failingA.throwOnCall = 0;
+    Fixture f(failingA, Script {noisyDurations(1.0)});
+    Recorder recorder;
+    const DecideOutcome out = f.decide(DecideOptions {}, quickOptions(), recorder, {"scripted", "reference"});
+    EXPECT_TRUE(recorder.samples.empty());
+    ASSERT_EQ(out.summaries.size(), 2u);
+    EXPECT_EQ(out.summaries[0].outcome, Outcome::Failed);
+    EXPECT_EQ(out.summaries[1].outcome, Outcome::Skipped);
+    EXPECT_EQ(out.summaries[1].repetitions, 0);
+    const Decision& d = out.decisions.front();
+    EXPECT_EQ(d.verdict, DecisionVerdict::Undecided);
+    EXPECT_EQ(d.rounds, 0);
+    EXPECT_NE(d.stopReason.find("scripted failed: variant scripted: scripted failure"), std::string::npos)
+        << d.stopReason;
+}
+
 TEST(Decide, ComparesEveryVariantWithTheFirstAndSkipsTheUnavailable)
 {
     Fixture f(Script {noisyDurations(1.1, 3)}, Script {noisyDurations(1.0)});
