@@ -1,6 +1,7 @@
 #include "cli/cli.h"
 
 #include "compute/core/compare.h"
+#include "compute/core/decide.h"
 #include "compute/core/errors.h"
 #include "compute/core/registry.h"
 #include "compute/core/results_io.h"
@@ -336,7 +337,28 @@ struct RunArgs {
     bool allowNonFinite = false;
     bool noCalibrate = false;
     bool quiet = false;
+    std::string decide; ///< --decide A,B[,C...]: the variants to decide between, the first being A
+    std::string margin = "0%";
+    std::string confidence = "99%";
+    bool minRepsGiven = false; ///< --min-reps was given: a decision's first look comes after that many rounds
 };
+
+double parsePercent(const std::string& option, const std::string& text);
+
+/// The decision options from the command line; throws ParameterError naming a bad value.
+DecideOptions decideOptions(const RunArgs& a)
+{
+    DecideOptions options;
+    options.margin = parsePercent("--margin", a.margin);
+    if (options.margin >= 1.0)
+        throw ParameterError("--margin '" + a.margin + "' is not below 100%");
+    options.confidence = parsePercent("--confidence", a.confidence);
+    if (!(options.confidence > 0.0 && options.confidence < 1.0))
+        throw ParameterError("--confidence '" + a.confidence + "' is not between 0% and 100%");
+    if (a.minRepsGiven)
+        options.minRounds = a.options.minRepetitions;
+    return options;
+}
 
 int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop_token stop)
 {
@@ -359,7 +381,21 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
     request.options.flushL2 = !a.noFlush;
     request.options.checkDeterminism = a.checkDeterminism;
     request.options.keepFullResult = !a.output.empty();
+    const bool deciding = !a.decide.empty();
+    DecideOptions decision;
     try {
+        if (deciding) {
+            if (a.variants != "all")
+                throw ParameterError("--decide names the variants to run: leave out --variant");
+            if (!a.output.empty())
+                throw ParameterError("--output saves one variant's result; --decide runs several");
+            request.variantIds = splitList(a.decide);
+            if (request.variantIds.size() < 2)
+                throw ParameterError("--decide needs at least two variants, A,B[,C...]");
+            decision = decideOptions(a);
+        } else if (a.margin != "0%" || a.confidence != "99%") {
+            throw ParameterError("--margin and --confidence belong to --decide");
+        }
         if (a.variants != "all")
             request.variantIds = splitList(a.variants);
         for (const auto& p : a.params)
@@ -428,8 +464,15 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
     if (a.noCalibrate)
         runner.setCeilingsProvider({});
     std::vector<Summary> summaries;
+    std::vector<Decision> decisions;
     try {
-        summaries = runSweep(plan, runner, fanout, stop);
+        if (deciding) {
+            DecideOutcome outcome = decideSweep(plan, decision, runner, fanout, stop);
+            summaries = std::move(outcome.summaries);
+            decisions = std::move(outcome.decisions);
+        } else {
+            summaries = runSweep(plan, runner, fanout, stop);
+        }
     } catch (const ParameterError& e) {
         err << "error: " << e.what() << '\n';
         return kExitBadInput;
@@ -440,11 +483,16 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
         return kExitRunProblems;
     }
     table.printLegend();
+    for (const auto& d : decisions)
+        out << (plan.sizes.size() > 1 ? "size " + std::to_string(d.size) + ": " : std::string()) << d.text() << '\n';
 
     int code = kExitOk;
     if (!a.json.empty()) {
         try {
-            writeJson(a.json, summaries);
+            if (deciding)
+                writeJson(a.json, summaries, decisions);
+            else
+                writeJson(a.json, summaries);
         } catch (const std::exception& e) {
             err << "error: " << e.what() << '\n';
             code = kExitRunProblems;
@@ -477,6 +525,10 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
     }
     if (stop.stop_requested())
         return kExitCancelled;
+    if (code == kExitOk && std::any_of(decisions.begin(), decisions.end(), [](const Decision& d) {
+            return d.verdict == DecisionVerdict::Undecided;
+        }))
+        return kExitUndecided;
     return code;
 }
 
@@ -586,7 +638,9 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     run->add_option("--json", r.json, "Write every summary with its samples as JSON");
     run->add_option("--output,-o", r.output, "Save the single variant's result (.csv or .h5)");
     run->add_option("--warmup", r.options.warmup, "Warm-up repetitions")->capture_default_str();
-    run->add_option("--min-reps", r.options.minRepetitions, "Minimum timed repetitions")->capture_default_str();
+    auto* minReps = run->add_option("--min-reps", r.options.minRepetitions,
+        "Minimum timed repetitions (with --decide: rounds before the first look, default 10)");
+    minReps->capture_default_str();
     run->add_option("--max-reps", r.options.maxRepetitions, "Maximum timed repetitions")->capture_default_str();
     run->add_option("--noise", r.noiseTargetPct, "Stop when the relative standard error of the mean is under this %")
         ->capture_default_str();
@@ -600,6 +654,14 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     run->add_flag("--allow-nonfinite", r.allowNonFinite, "Keep NaN/Inf values in input files instead of rejecting");
     run->add_flag("--no-calibrate", r.noCalibrate, "Skip the ceilings (no % of peak)");
     run->add_flag("--quiet,-q", r.quiet, "No progress on stderr");
+    run->add_option("--decide", r.decide,
+        "A,B[,C...]: run these variants interleaved until the confidence interval of each one's time ratio to A "
+        "excludes 1 (faster/slower) or lies within --margin (equivalent), or --max-reps rounds or --time-limit per "
+        "variant; exits 4 when a pair stays undecided");
+    run->add_option("--margin", r.margin, "With --decide: ratios within 1 ± this are equivalent (0%: never)")
+        ->capture_default_str();
+    run->add_option("--confidence", r.confidence, "With --decide: confidence of each ratio's interval")
+        ->capture_default_str();
 
     CompareArgs c;
     auto* compare = app.add_subcommand("compare",
@@ -637,6 +699,7 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
             return infoCommand(!noCalibrate, recalibrate, out, err);
         if (*compare)
             return compareCommand(c, out, err);
+        r.minRepsGiven = minReps->count() > 0;
         return runCommand(r, out, err, stop);
     } catch (const std::exception& e) {
         err << "error: " << e.what() << '\n';

@@ -13,6 +13,7 @@ enum ExitCode : int {
     kExitRunProblems = 1, ///< a run was incorrect or failed (the table and files say which)
     kExitBadInput = 2, ///< bad arguments or an unreadable input: one line on stderr says why
     kExitSlower = 3, ///< compare: a row got slower beyond --threshold
+    kExitUndecided = 4, ///< run --decide: a pair reached no verdict before the limit (the line says why)
     kExitCancelled = 130, ///< interrupted; what was measured is still written
 };
 

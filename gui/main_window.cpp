@@ -105,6 +105,10 @@ MainWindow::MainWindow(QWidget* parent)
             view->setDataset(d);
     });
     connect(m_controller, &RunController::finished, this, &MainWindow::onFinished);
+    connect(m_controller, &RunController::decisionsReady, this, [this](const std::vector<ks::Decision>& decisions) {
+        m_speedup->setDecisions(decisions);
+        m_tabs->setCurrentWidget(m_speedup);
+    });
     connect(m_controller, &RunController::datasetLoaded, this, [this](quint64 ticket, const data::Dataset& d) {
         if (ticket != m_loadTicket)
             return;
@@ -199,6 +203,16 @@ bool MainWindow::isRunning() const
 
 bool MainWindow::startRun()
 {
+    return startWork(false);
+}
+
+bool MainWindow::startDecision()
+{
+    return startWork(true);
+}
+
+bool MainWindow::startWork(bool decide)
+{
     if (isRunning())
         return false;
     const ks::Workload* workload = currentWorkload();
@@ -211,6 +225,8 @@ bool MainWindow::startRun()
         return refuse(tr("Choose a workload"));
     if (variants.isEmpty())
         return refuse(tr("Check at least one variant that can run here"));
+    if (decide && variants.size() < 2)
+        return refuse(tr("Check at least two variants to decide between (the first is A)"));
     if (const QString e = m_runSettings->validationError(); !e.isEmpty())
         return refuse(e);
 
@@ -237,14 +253,23 @@ bool MainWindow::startRun()
         request.generator = m_datasetPanel->generatorValues();
     }
     try {
-        m_controller->start(request);
+        if (decide) {
+            DecideOptions options;
+            options.margin = m_variantPanel->decideMargin();
+            m_controller->startDecision(request, options);
+        } else {
+            m_controller->start(request);
+        }
     } catch (const std::exception& e) {
         return refuse(QString::fromStdString(e.what()));
     }
 
+    // A verdict belongs to the runs it measured: the next run, decision or not, starts without one.
+    m_speedup->setDecisions({});
     m_runClock.start();
     setRunningUi(true);
-    showStatus(tr("Starting %1 variant(s)…").arg(variants.size()));
+    showStatus(decide ? tr("Deciding between %1 variants, interleaved…").arg(variants.size())
+                      : tr("Starting %1 variant(s)…").arg(variants.size()));
     // The session's workspace is written once now (with the table so far); each Summary is appended as it arrives.
     try {
         m_autosave->begin(QString::fromStdString(request.runIdPrefix), captureWorkspace());

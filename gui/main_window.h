@@ -55,6 +55,9 @@ public:
     // What the menus and buttons do, callable from tests.
     /// Starts a sweep with the current choices; false (with the reason in the status bar) when it cannot.
     bool startRun();
+    /// Starts an A/B decision between the checked variants (the first is A; the margin from the variant panel);
+    /// the verdicts go to the Speedup tab. False (with the reason in the status bar) when it cannot start.
+    bool startDecision();
     void cancelRun();
     bool isRunning() const;
     /// Writes every finished run as CSV or JSON (by suffix), in the CLI's schema.
@@ -102,6 +105,8 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
+    /// startRun and startDecision: the request from the panels, then a sweep or a decision.
+    bool startWork(bool decide);
     void buildUi();
     void buildMenus();
     /// File → Pin Baseline: one checkable entry per loaded results file, and Unpin.

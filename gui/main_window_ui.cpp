@@ -175,6 +175,7 @@ void MainWindow::buildUi()
     connect(m_workloadCombo, &QComboBox::currentIndexChanged, this,
         [this] { setWorkload(m_workloadCombo->currentData().toString()); });
     connect(m_runButton, &QPushButton::clicked, this, [this] { startRun(); });
+    connect(m_variantPanel, &VariantPanel::decideRequested, this, [this] { startDecision(); });
     connect(m_cancelButton, &QPushButton::clicked, this, &MainWindow::cancelRun);
     connect(m_datasetPanel, &DatasetPanel::loadRequested, this, &MainWindow::onDatasetLoadRequested);
     connect(m_datasetPanel, &DatasetPanel::recentFilesChanged, this,
@@ -256,6 +257,7 @@ void MainWindow::buildMenus()
     QMenu* run = menuBar()->addMenu(tr("&Run"));
     QAction* start = run->addAction(tr("&Run Checked Variants"), this, [this] { startRun(); });
     start->setShortcuts({QKeySequence(Qt::Key_F5), QKeySequence(Qt::CTRL | Qt::Key_R)});
+    run->addAction(tr("&Decide Between Checked Variants"), this, [this] { startDecision(); });
     QAction* cancel = run->addAction(tr("&Cancel"), this, &MainWindow::cancelRun);
     cancel->setShortcut(QKeySequence(Qt::Key_Escape));
     cancel->setShortcutContext(Qt::WidgetShortcut); // Esc is handled by the window-wide shortcut
@@ -264,6 +266,7 @@ void MainWindow::buildMenus()
         if (isRunning())
             return;
         m_model->clear();
+        m_speedup->setDecisions({});
         pinBaseline({});
     });
 
@@ -373,6 +376,8 @@ bool MainWindow::exportResults(const QString& path, QString* error)
     try {
         if (suffix == QLatin1String("csv"))
             writeCsv(path.toStdString(), m_model->finishedSummaries());
+        else if (suffix == QLatin1String("json") && !m_speedup->decisions().empty())
+            writeJson(path.toStdString(), m_model->finishedSummaries(), m_speedup->decisions());
         else if (suffix == QLatin1String("json"))
             writeJson(path.toStdString(), m_model->finishedSummaries());
         else

@@ -20,6 +20,7 @@ void registerMetaTypes()
     qRegisterMetaType<std::vector<ks::Summary>>();
     qRegisterMetaType<ks::SweepProgress>();
     qRegisterMetaType<ks::data::Dataset>();
+    qRegisterMetaType<std::vector<ks::Decision>>();
 }
 
 namespace {
@@ -98,6 +99,24 @@ void ComputeWorker::runSweep(const ks::SweepPlan& plan, std::stop_token stop)
     Q_EMIT sweepFinished(summaries, stop.stop_requested(), error);
 }
 
+void ComputeWorker::runDecision(const ks::SweepPlan& plan, const ks::DecideOptions& options, std::stop_token stop)
+{
+    SignalObserver observer(*this);
+    Runner runner;
+    if (!m_calibrate)
+        runner.setCeilingsProvider({});
+    QString error;
+    DecideOutcome outcome;
+    try {
+        outcome = ks::decideSweep(plan, options, runner, observer, stop);
+    } catch (const std::exception& e) {
+        error = QString::fromStdString(e.what());
+    }
+    observer.flush();
+    Q_EMIT decisionsReady(outcome.decisions);
+    Q_EMIT sweepFinished(outcome.summaries, stop.stop_requested(), error);
+}
+
 RunController::RunController(QObject* parent)
     : QObject(parent)
 {
@@ -111,6 +130,7 @@ RunController::RunController(QObject* parent)
     connect(m_worker, &ComputeWorker::progress, this, &RunController::progress);
     connect(m_worker, &ComputeWorker::status, this, &RunController::status);
     connect(m_worker, &ComputeWorker::datasetReady, this, &RunController::datasetReady);
+    connect(m_worker, &ComputeWorker::decisionsReady, this, &RunController::decisionsReady);
     connect(m_worker, &ComputeWorker::sweepFinished, this,
         [this](const std::vector<ks::Summary>& summaries, bool cancelled, const QString& error) {
             m_running = false;
@@ -134,18 +154,32 @@ void RunController::setCalibrationEnabled(bool enabled)
         Qt::BlockingQueuedConnection);
 }
 
+template <class Work> void RunController::post(Work work)
+{
+    m_stop = std::stop_source();
+    m_running = true;
+    Q_EMIT runningChanged(true);
+    QMetaObject::invokeMethod(
+        m_worker, [work = std::move(work), token = m_stop.get_token()] { work(token); }, Qt::QueuedConnection);
+}
+
 void RunController::start(const SweepRequest& request)
 {
     if (m_running)
         throw std::logic_error("a sweep is already running");
     SweepPlan plan = planSweep(request); // parsed once, here, so an invalid request never reaches the worker
-    m_stop = std::stop_source();
-    m_running = true;
-    Q_EMIT runningChanged(true);
-    QMetaObject::invokeMethod(
-        m_worker,
-        [worker = m_worker, plan = std::move(plan), token = m_stop.get_token()] { worker->runSweep(plan, token); },
-        Qt::QueuedConnection);
+    post([worker = m_worker, plan = std::move(plan)](std::stop_token token) { worker->runSweep(plan, token); });
+}
+
+void RunController::startDecision(const SweepRequest& request, const DecideOptions& options)
+{
+    if (m_running)
+        throw std::logic_error("a sweep is already running");
+    SweepPlan plan = planSweep(request);
+    if (plan.variants.size() < 2)
+        throw ParameterError("a decision needs at least two variants (the first is A)");
+    post([worker = m_worker, plan = std::move(plan), options](
+             std::stop_token token) { worker->runDecision(plan, options, token); });
 }
 
 void RunController::cancel()

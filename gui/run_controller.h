@@ -1,5 +1,6 @@
 #pragma once
 
+#include "compute/core/decide.h"
 #include "compute/core/sweep.h"
 #include "data/read_options.h"
 #include "gui/metatypes.h"
@@ -10,6 +11,8 @@
 #include <memory>
 #include <stop_token>
 #include <vector>
+
+Q_DECLARE_METATYPE(std::vector<ks::Decision>)
 
 namespace ks::gui {
 
@@ -24,6 +27,9 @@ public:
 public Q_SLOTS:
     /// Runs the sweep to its end or until `stop` is requested. Never throws.
     void runSweep(const ks::SweepPlan& plan, std::stop_token stop);
+    /// Runs the plan's variants interleaved until each has a verdict against the first (ks::decideSweep), then
+    /// reports decisionsReady before sweepFinished. Never throws.
+    void runDecision(const ks::SweepPlan& plan, const ks::DecideOptions& options, std::stop_token stop);
 
 Q_SIGNALS:
     /// Repetitions in arrival order, batched (at most every kSampleBatchMs) so a variant that repeats thousands of
@@ -36,6 +42,8 @@ Q_SIGNALS:
     /// The sweep ended, with every Summary it measured in run order (the ones summaryReady reported): cancelled,
     /// or with an error that stopped it before any run (empty when none).
     void sweepFinished(const std::vector<ks::Summary>& summaries, bool cancelled, const QString& error);
+    /// A decision's verdicts, one per pair (also when cancelled: those pairs are undecided).
+    void decisionsReady(const std::vector<ks::Decision>& decisions);
 
 public:
     static constexpr int kSampleBatchMs = 20;
@@ -60,6 +68,9 @@ public:
     /// Starts a sweep. Throws ks::ParameterError (without starting) when the request is invalid, and
     /// std::logic_error when a sweep is already running.
     void start(const SweepRequest& request);
+    /// Starts an A/B decision between the request's variants (the first is A): like start(), and decisionsReady
+    /// comes before finished. Throws ks::ParameterError for fewer than two variants.
+    void startDecision(const SweepRequest& request, const DecideOptions& options);
     /// Asks the running sweep to stop after the current repetition.
     void cancel();
     /// Loads a file for a workload on a pool thread; the answer comes as datasetLoaded or datasetFailed with the
@@ -74,11 +85,16 @@ Q_SIGNALS:
     void datasetReady(const ks::data::Dataset& dataset);
     /// The sweep ended: ComputeWorker::sweepFinished, after isRunning() turned false.
     void finished(const std::vector<ks::Summary>& summaries, bool cancelled, const QString& error);
+    /// ComputeWorker::decisionsReady.
+    void decisionsReady(const std::vector<ks::Decision>& decisions);
     void runningChanged(bool running);
     void datasetLoaded(quint64 ticket, const ks::data::Dataset& dataset);
     void datasetFailed(quint64 ticket, const QString& message);
 
 private:
+    /// Marks the controller running and posts `work` (which gets the stop token) to the worker.
+    template <class Work> void post(Work work);
+
     QThread m_thread;
     ComputeWorker* m_worker = nullptr;
     std::stop_source m_stop;

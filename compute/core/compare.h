@@ -28,6 +28,24 @@ MannWhitney mannWhitneyU(const std::vector<double>& a, const std::vector<double>
 /// above the other. Below alpha or not, it says whether the sizes can ever give a significant difference.
 double smallestMannWhitneyP(std::size_t n1, std::size_t n2);
 
+/// A shift between two samples with its confidence interval.
+struct ShiftInterval {
+    double estimate = 0.0;
+    double low = 0.0; ///< -infinity when the samples are too small for the confidence asked
+    double high = 0.0; ///< +infinity likewise
+};
+
+/// The Hodges–Lehmann estimate of the shift of `b` against `a` (the median of every difference b_j − a_i) with its
+/// distribution-free confidence interval: the differences of ranks k and n1·n2 + 1 − k, k from the Mann–Whitney U
+/// distribution's α/2 quantile (exact below kExactMannWhitneyLimit values, else the normal approximation) (Hodges &
+/// Lehmann 1963; Lehmann, Nonparametrics, 1975, §2.6; Hollander & Wolfe, Nonparametric Statistical Methods, 1999,
+/// §4.3). Its coverage holds for any continuous distribution when the two differ by a shift. Throws
+/// std::invalid_argument for an empty sample or a confidence outside (0, 1).
+ShiftInterval hodgesLehmannShift(const std::vector<double>& a, const std::vector<double>& b, double confidence);
+
+/// The standard normal quantile: z with Φ(z) = p, for p in (0, 1).
+double normalQuantile(double p);
+
 enum class Verdict { Faster, Slower, Unchanged, NotComparable, Added, Removed };
 const char* verdictName(Verdict verdict);
 

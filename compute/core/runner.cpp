@@ -1,5 +1,7 @@
 #include "compute/core/runner.h"
 
+#include "compute/core/run_parts.h"
+
 #include "compute/core/clock_format.h"
 #include "compute/core/errors.h"
 #include "compute/core/stats.h"
@@ -33,6 +35,9 @@ DeviceInfo deviceFor(Backend backend, int index)
     return none;
 }
 
+} // namespace
+
+namespace detail {
 void fillTiming(Summary& s, const RunningStats& stats)
 {
     s.repetitions = static_cast<int>(stats.count());
@@ -71,6 +76,66 @@ void fillRates(Summary& s, const Cost& cost, const std::optional<Ceilings>& ceil
     }
 }
 
+Summary describeRun(const RunRequest& request)
+{
+    const auto& meta = request.dataset.meta();
+    Summary s;
+    s.runId = request.runId;
+    s.workload = request.workload->id();
+    s.variant = request.variant->id;
+    s.variantName = request.variant->name;
+    s.backend = backendName(request.variant->backend);
+    s.datasetName = meta.name;
+    s.datasetHash = meta.contentHash;
+    s.size = meta.size;
+    s.params = request.params;
+    s.version = version();
+    s.device = deviceFor(request.variant->backend, request.options.device);
+    return s;
+}
+
+std::shared_ptr<const Result> recordResult(Summary& s, PreparedRun& prepared, const RunRequest& request, bool cancelled)
+{
+    const Workload& workload = *request.workload;
+    auto result = std::make_shared<const Result>(prepared.fetch());
+    if (request.reference) {
+        s.delta = workload.compare(*result, *request.reference, request.dataset, request.params);
+        s.delta.computed = true;
+    }
+    if (!cancelled) {
+        s.facts = prepared.facts();
+        for (auto& fact : workload.resultFacts(*result, request.dataset, request.params, request.variant->backend))
+            s.facts.push_back(std::move(fact));
+    }
+    if (request.options.keepFullResult || result->values.size() + result->counts.size() <= RunOptions::kKeptResultLimit)
+        s.result = result;
+    else
+        s.resultDropped = true;
+    return result;
+}
+
+std::pair<Outcome, std::string> failureOfCurrentException(const std::string& who)
+{
+    try {
+        throw;
+    } catch (const SkipRun& e) {
+        return {Outcome::Skipped, e.what()};
+    } catch (const ComputeError& e) {
+        if (e.sticky())
+            device::markCudaUnusable(
+                "the CUDA context is unusable after " + who + e.what() + " (restart to use CUDA again)");
+        return {Outcome::Failed, who + e.what()};
+    } catch (const data::DatasetError& e) {
+        return {Outcome::Failed, who + e.what()};
+    } catch (const std::bad_alloc&) {
+        return {Outcome::Failed, who + "out of host memory"};
+    } catch (const std::exception& e) {
+        return {Outcome::Failed, who + e.what()};
+    }
+}
+} // namespace detail
+
+namespace {
 /// Whether `repetitions` more repetitions from reset() leave the same state digest as the timed ones did: empty when
 /// the run keeps no state, or when the replay was stopped.
 std::optional<bool> replayMatches(PreparedRun& prepared, int repetitions, const std::stop_token& stop)
@@ -160,29 +225,17 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
     const Workload& workload = *request.workload;
     const Variant& variant = *request.variant;
     const RunOptions& options = request.options;
-    const auto& meta = request.dataset.meta();
 
-    Summary s;
-    s.runId = request.runId;
-    s.workload = workload.id();
-    s.variant = variant.id;
-    s.variantName = variant.name;
-    s.backend = backendName(variant.backend);
-    s.datasetName = meta.name;
-    s.datasetHash = meta.contentHash;
-    s.size = meta.size;
-    s.params = request.params;
-    s.version = version();
-    s.device = deviceFor(variant.backend, options.device);
+    Summary s = detail::describeRun(request);
 
     RunningStats stats;
     ClockRecorder clocks(m_clockSamplers ? m_clockSamplers(variant.backend, s.device) : nullptr);
     auto finish = [&](Outcome outcome, std::string message) {
-        fillTiming(s, stats);
+        detail::fillTiming(s, stats);
         clocks.finish(s);
         if (s.repetitions > 0) {
             try {
-                fillRates(s, workload.cost(request.dataset, request.params),
+                detail::fillRates(s, workload.cost(request.dataset, request.params),
                     m_ceilings ? m_ceilings(variant.backend, options.device) : std::nullopt);
             } catch (const std::exception&) {
                 // A cost model that cannot evaluate leaves the rates at zero; the timings stand.
@@ -273,20 +326,7 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
             s.deterministic = replayMatches(*prepared, static_cast<int>(stats.count()), stop);
         std::string note = prepared->note();
         if (stats.count() > 0) {
-            auto result = std::make_shared<const Result>(prepared->fetch());
-            if (request.reference) {
-                s.delta = workload.compare(*result, *request.reference, request.dataset, request.params);
-                s.delta.computed = true;
-            }
-            if (!cancelled) {
-                s.facts = prepared->facts();
-                for (auto& fact : workload.resultFacts(*result, request.dataset, request.params, variant.backend))
-                    s.facts.push_back(std::move(fact));
-            }
-            if (options.keepFullResult || result->values.size() + result->counts.size() <= RunOptions::kKeptResultLimit)
-                s.result = result;
-            else
-                s.resultDropped = true;
+            const auto result = detail::recordResult(s, *prepared, request, cancelled);
             // A run with state was replayed above already and has its verdict.
             if (options.checkDeterminism && !cancelled && !s.deterministic) {
                 try {
@@ -304,20 +344,9 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
         if (s.delta.computed && !s.delta.withinTolerance())
             return finish(Outcome::Incorrect, note);
         return finish(Outcome::Passed, note);
-    } catch (const SkipRun& e) {
-        return finish(Outcome::Skipped, e.what());
-    } catch (const ComputeError& e) {
-        if (e.sticky())
-            device::markCudaUnusable(
-                "the CUDA context is unusable after " + who + e.what() + " (restart to use CUDA again)");
-        return finish(Outcome::Failed, who + e.what());
-    } catch (const data::DatasetError& e) {
-        return finish(Outcome::Failed, who + e.what());
-    } catch (const std::bad_alloc&) {
-        return finish(Outcome::Failed, who + "out of host memory");
-    } catch (const std::exception& e) {
-        return finish(Outcome::Failed, who + e.what());
+    } catch (...) {
+        auto [outcome, message] = detail::failureOfCurrentException(who);
+        return finish(outcome, std::move(message));
     }
 }
-
 } // namespace ks

@@ -66,6 +66,9 @@ class Runner {
 public:
     explicit Runner(const Clock& clock = steadyClock());
     void setCeilingsProvider(CeilingsProvider provider) { m_ceilings = std::move(provider); }
+    const Clock& clock() const { return *m_clock; }
+    const CeilingsProvider& ceilingsProvider() const { return m_ceilings; }
+    const ClockSamplerFactory& clockSamplers() const { return m_clockSamplers; }
     /// Where the clocks sampled around each repetition come from (defaultClockSamplers(); tests inject a fake).
     void setClockSamplers(ClockSamplerFactory factory) { m_clockSamplers = std::move(factory); }
 

@@ -34,12 +34,14 @@ std::vector<const Variant*> selectVariants(const SweepRequest& request)
     return selected;
 }
 
-/// A row for a run that could not start because its size's dataset or reference failed.
-Summary failedRow(const SweepRequest& request, const Variant& variant, std::uint64_t size, const ParamSet& params,
-    const std::string& runId, const std::string& why)
+} // namespace
+
+Summary failedSweepRow(
+    const SweepPlan& plan, const Variant& variant, std::uint64_t size, const std::string& runId, const std::string& why)
 {
+    const SweepRequest& request = plan.request;
     Summary s;
-    s.params = params;
+    s.params = plan.params;
     s.runId = runId;
     s.timestamp = utcTimestamp();
     s.workload = request.workload->id();
@@ -54,13 +56,44 @@ Summary failedRow(const SweepRequest& request, const Variant& variant, std::uint
     return s;
 }
 
-std::string runIdFor(const std::string& prefix, int index)
+std::string sweepRunId(const std::string& prefix, int index)
 {
     char buffer[16];
     std::snprintf(buffer, sizeof buffer, "-%03d", index + 1);
     return prefix + buffer;
 }
-} // namespace
+
+SizeInputs prepareSize(const SweepPlan& plan, std::size_t sizeIndex, const Runner& runner, RunObserver& observer)
+{
+    const SweepRequest& request = plan.request;
+    const Workload& workload = *request.workload;
+    const std::uint64_t size = plan.sizes[sizeIndex];
+    SizeInputs inputs;
+    try {
+        if (request.dataset) {
+            if (size == request.dataset->meta().size) {
+                inputs.dataset = *request.dataset;
+            } else if (auto part = workload.subset(*request.dataset, size)) {
+                inputs.dataset = std::move(*part);
+            } else {
+                throw ParameterError("workload " + workload.id() + " cannot sweep sizes over a loaded file");
+            }
+        } else {
+            observer.onStatus("generating " + workload.sizeParameter() + "=" + std::to_string(size));
+            inputs.dataset = workload.generate(plan.generators[sizeIndex]);
+        }
+        observer.onDataset(inputs.dataset);
+        observer.onStatus("computing the reference for " + inputs.dataset.meta().name);
+        inputs.reference = runner.computeReference(workload, inputs.dataset, plan.params);
+    } catch (const data::DatasetError& e) {
+        inputs.problem = std::string("dataset: ") + e.what();
+    } catch (const std::bad_alloc&) {
+        inputs.problem = "out of host memory preparing size " + std::to_string(size);
+    } catch (const std::exception& e) {
+        inputs.problem = std::string("reference: ") + e.what();
+    }
+    return inputs;
+}
 
 namespace {
 /// One size: N, 2^K or a float form of an integer (1e6).
@@ -186,32 +219,7 @@ std::vector<Summary> runSweep(const SweepPlan& plan, const Runner& runner, RunOb
         const std::uint64_t size = sizes[sizeIndex];
         if (stop.stop_requested())
             break;
-        data::Dataset dataset;
-        std::shared_ptr<const Result> reference;
-        std::string problem;
-        try {
-            if (request.dataset) {
-                if (size == request.dataset->meta().size) {
-                    dataset = *request.dataset;
-                } else if (auto part = workload.subset(*request.dataset, size)) {
-                    dataset = std::move(*part);
-                } else {
-                    throw ParameterError("workload " + workload.id() + " cannot sweep sizes over a loaded file");
-                }
-            } else {
-                observer.onStatus("generating " + workload.sizeParameter() + "=" + std::to_string(size));
-                dataset = workload.generate(plan.generators[sizeIndex]);
-            }
-            observer.onDataset(dataset);
-            observer.onStatus("computing the reference for " + dataset.meta().name);
-            reference = runner.computeReference(workload, dataset, params);
-        } catch (const data::DatasetError& e) {
-            problem = std::string("dataset: ") + e.what();
-        } catch (const std::bad_alloc&) {
-            problem = "out of host memory preparing size " + std::to_string(size);
-        } catch (const std::exception& e) {
-            problem = std::string("reference: ") + e.what();
-        }
+        const SizeInputs inputs = prepareSize(plan, sizeIndex, runner, observer);
 
         for (const Variant* variant : variants) {
             if (stop.stop_requested())
@@ -225,13 +233,13 @@ std::vector<Summary> runSweep(const SweepPlan& plan, const Runner& runner, RunOb
             progress.remainingS = index > 0 ? progress.elapsedS / index * (total - index) : -1.0;
             observer.onProgress(progress);
 
-            const std::string runId = runIdFor(prefix, index);
-            if (!problem.empty()) {
-                Summary s = failedRow(request, *variant, size, params, runId, problem);
+            const std::string runId = sweepRunId(prefix, index);
+            if (!inputs.problem.empty()) {
+                Summary s = failedSweepRow(plan, *variant, size, runId, inputs.problem);
                 observer.onSummary(s);
                 summaries.push_back(std::move(s));
             } else {
-                RunRequest run {&workload, variant, dataset, params, request.options, reference, runId};
+                RunRequest run {&workload, variant, inputs.dataset, params, request.options, inputs.reference, runId};
                 summaries.push_back(runner.run(run, observer, stop));
             }
             ++index;

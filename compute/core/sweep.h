@@ -44,6 +44,22 @@ SweepPlan planSweep(SweepRequest request);
 /// planSweep for its error alone.
 void validateSweep(const SweepRequest& request);
 
+/// One size of a plan: its dataset (generated, the loaded one, or a subset) and the reference computed on it, or the
+/// problem that kept them from being made (then each variant's row is failed with it).
+struct SizeInputs {
+    data::Dataset dataset;
+    std::shared_ptr<const Result> reference;
+    std::string problem; ///< empty when the dataset and reference are ready
+};
+/// Makes the inputs of the plan's size `sizeIndex`, reporting the dataset and status to the observer; a failure
+/// becomes `problem`, never an exception.
+SizeInputs prepareSize(const SweepPlan& plan, std::size_t sizeIndex, const Runner& runner, RunObserver& observer);
+/// The row of a run that could not start because its size's inputs failed (SizeInputs::problem).
+Summary failedSweepRow(const SweepPlan& plan, const Variant& variant, std::uint64_t size, const std::string& runId,
+    const std::string& why);
+/// The run id of a sweep's `index`-th run (0-based): the prefix and a 3-digit count.
+std::string sweepRunId(const std::string& prefix, int index);
+
 /// Runs every (size, variant) pair in order. Per size: the dataset (generated or a subset), the reference once,
 /// then each variant. A failure at one size becomes failed rows, never an exception; cancellation stops after
 /// the current repetition and keeps every Summary so far. Throws ParameterError only for an invalid request.

@@ -49,6 +49,9 @@ QString SpeedupChart::baseline() const
 {
     if (!m_baseline.isEmpty())
         return m_baseline;
+    // Unpinned, a decision's A is the baseline: its intervals are against A.
+    if (!m_decisions.empty())
+        return QString::fromStdString(m_decisions.front().variantA);
     QString first;
     int firstIndex = -1;
     for (int row = 0; row < model()->rowCount(); ++row) {
@@ -65,6 +68,72 @@ QString SpeedupChart::baseline() const
         }
     }
     return first;
+}
+
+void SpeedupChart::setDecisions(std::vector<Decision> decisions)
+{
+    m_decisions = std::move(decisions);
+    scheduleRebuild();
+}
+
+QStringList SpeedupChart::verdictLines() const
+{
+    QStringList lines;
+    for (const auto& d : m_decisions) {
+        const QString size = QString::number(static_cast<qulonglong>(d.size));
+        lines << tr("n=%1: %2").arg(size, QString::fromStdString(d.text()));
+    }
+    return lines;
+}
+
+void SpeedupChart::addDecisions(const QString& base, double& lowest, double& highest)
+{
+    if (m_decisions.empty())
+        return;
+    QCustomPlot* p = plot();
+    // One error-bar set per B, in B's colour, so several decisions at one size stay apart by colour.
+    std::map<QString, std::vector<const Decision*>> byVariant;
+    for (const auto& d : m_decisions)
+        if (QString::fromStdString(d.variantA) == base && d.ratio > 0.0)
+            byVariant[QString::fromStdString(d.variantB)].push_back(&d);
+    for (const auto& [variant, decisions] : byVariant) {
+        QVector<double> keys, values, below, above;
+        for (const Decision* d : decisions) {
+            const double speedup = 1.0 / d->ratio;
+            // Speedup is A's time over B's: the ratio's interval [low, high] inverts to [1/high, 1/low]. An
+            // unbounded end (too few rounds) draws no bar on that side.
+            const double upper = d->low > 0.0 ? 1.0 / d->low : speedup;
+            const double lower = std::isfinite(d->high) ? 1.0 / d->high : speedup;
+            keys.push_back(static_cast<double>(d->size));
+            values.push_back(speedup);
+            below.push_back(speedup - lower);
+            above.push_back(upper - speedup);
+            lowest = std::min(lowest, lower);
+            highest = std::max(highest, upper);
+        }
+        auto* point = p->addGraph();
+        point->setName(tr("%1 decision").arg(variant));
+        point->setLineStyle(QCPGraph::lsNone);
+        const QColor color = colorFor(variant);
+        point->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, color, color, 9));
+        point->setData(keys, values);
+        auto* bars = new QCPErrorBars(p->xAxis, p->yAxis);
+        bars->setName(tr("%1 interval").arg(variant));
+        bars->removeFromLegend();
+        bars->setDataPlottable(point);
+        bars->setData(below, above);
+        bars->setPen(QPen(color, 2.0));
+        bars->setWhiskerWidth(10);
+    }
+    auto* verdicts = new QCPItemText(p);
+    verdicts->setObjectName(QStringLiteral("decisionVerdicts"));
+    verdicts->position->setType(QCPItemPosition::ptAxisRectRatio);
+    verdicts->position->setCoords(0.01, 0.01);
+    verdicts->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    verdicts->setTextAlignment(Qt::AlignLeft);
+    verdicts->setText(verdictLines().join(QLatin1Char('\n')));
+    verdicts->setColor(textColor());
+    verdicts->setFont(font());
 }
 
 void SpeedupChart::rebuild()
@@ -109,6 +178,7 @@ void SpeedupChart::rebuild()
     }
     addBaselineOverlay(base, rows);
     addOverToleranceMarkers(alarmKeys, alarmValues);
+    addDecisions(base, lowest, highest);
 
     const bool logY = highest / lowest > kLogSpeedupRatio;
     if (logY && p->yAxis->scaleType() != QCPAxis::stLogarithmic) {

@@ -1,10 +1,12 @@
 #pragma once
 
+#include "compute/core/decide.h"
 #include "gui/charts/chart_view.h"
 
 #include <QString>
 #include <cstdint>
 #include <map>
+#include <vector>
 
 namespace ks::gui {
 
@@ -19,11 +21,19 @@ public:
     /// "Speedup".
     QString title() const override;
 
-    /// Pins the variant every other is compared with; empty picks `reference`, or else the first variant run.
+    /// Pins the variant every other is compared with; empty picks the decisions' A when there are decisions, else
+    /// `reference`, or else the first variant run.
     void setBaseline(const QString& variant);
     /// The variant the chart compares with now (the pinned one, or the one picked for an empty pin).
     QString baseline() const;
 
+    /// The A/B decisions to show (run --decide, or the GUI's Decide): where A is the baseline, B's speedup over A
+    /// (A's time over B's, the decision's ratio inverted) at its size with the interval as an error bar; every
+    /// decision's verdict as a line of text in the corner. Replaces the ones shown before; empty shows none.
+    void setDecisions(std::vector<Decision> decisions);
+    const std::vector<Decision>& decisions() const { return m_decisions; }
+    /// The verdict lines shown, one per decision ("B vs A: 0.912× [0.905, 0.919] (99% CI) → B faster, ...").
+    QStringList verdictLines() const;
     /// Pins the file (a loadedSource) whose own speedups, from its medians, are overlaid where it matches a plotted
     /// run; its own rows leave the variants' lines. Empty unpins.
     void setBaselineSource(const QString& source);
@@ -33,12 +43,16 @@ protected:
     void rebuild() override;
 
 private:
+    /// Draws m_decisions' intervals and verdicts; widens [lowest, highest] to the intervals drawn.
+    void addDecisions(const QString& base, double& lowest, double& highest);
+
     /// The pinned file's speedups over `base` (its own medians of `base` and of each variant at a size), at the sizes
     /// where it matches a plotted run: a faded dashed line per variant in its colour, one legend entry naming the file.
     void addBaselineOverlay(const QString& base, const std::map<int, std::map<std::uint64_t, int>>& rows);
 
     QString m_baseline;
     QString m_baselineSource;
+    std::vector<Decision> m_decisions;
 };
 
 } // namespace ks::gui

@@ -2,6 +2,7 @@
 
 #include "compute/core/workload.h"
 
+#include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QPushButton>
@@ -18,6 +19,8 @@ constexpr int kReasonRole = Qt::UserRole + 2;
 VariantPanel::VariantPanel(QWidget* parent)
     : QWidget(parent)
     , m_tree(new QTreeWidget(this))
+    , m_decide(new QPushButton(tr("Decide"), this))
+    , m_margin(new QDoubleSpinBox(this))
 {
     m_tree->setObjectName(QStringLiteral("variantList"));
     m_tree->setColumnCount(3);
@@ -37,10 +40,30 @@ VariantPanel::VariantPanel(QWidget* parent)
     connect(all, &QPushButton::clicked, this, [this] { setCheckedVariants(allVariants()); });
     connect(none, &QPushButton::clicked, this, [this] { setCheckedVariants({}); });
 
+    m_decide->setObjectName(QStringLiteral("decideVariants"));
+    m_decide->setToolTip(tr("Run the checked variants interleaved, repetition by repetition, until the confidence "
+                            "interval of each one's time ratio to the first says faster, slower or equivalent "
+                            "within the margin; the Speedup tab shows the intervals and verdicts"));
+    m_decide->setEnabled(false);
+    m_margin->setObjectName(QStringLiteral("decideMargin"));
+    m_margin->setRange(0.0, 50.0);
+    m_margin->setDecimals(1);
+    m_margin->setSingleStep(0.5);
+    m_margin->setValue(1.0);
+    m_margin->setPrefix(QStringLiteral("±"));
+    m_margin->setSuffix(QStringLiteral(" %"));
+    m_margin->setToolTip(tr("Ratios within 1 ± this are equivalent (0: never)"));
+    connect(m_decide, &QPushButton::clicked, this, &VariantPanel::decideRequested);
+    // A decision needs two variants: the button says so by being enabled only then.
+    connect(
+        this, &VariantPanel::selectionChanged, this, [this] { m_decide->setEnabled(checkedVariants().size() >= 2); });
+
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(all);
     buttons->addWidget(none);
     buttons->addStretch();
+    buttons->addWidget(m_decide);
+    buttons->addWidget(m_margin);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_tree);
@@ -84,6 +107,11 @@ void VariantPanel::setWorkload(const ks::Workload* workload)
         }
     }
     Q_EMIT selectionChanged();
+}
+
+double VariantPanel::decideMargin() const
+{
+    return m_margin->value() / 100.0;
 }
 
 QStringList VariantPanel::checkedVariants() const

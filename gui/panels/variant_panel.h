@@ -3,6 +3,8 @@
 #include <QStringList>
 #include <QWidget>
 
+class QDoubleSpinBox;
+class QPushButton;
 class QTreeWidget;
 class QTreeWidgetItem;
 
@@ -29,13 +31,19 @@ public:
     QStringList allVariants() const;
     /// Why a variant cannot run here; empty when it can.
     QString unavailableReason(const QString& id) const;
+    /// The equivalence margin for a decision, as a fraction (the spin box shows %).
+    double decideMargin() const;
 
 Q_SIGNALS:
     void selectionChanged();
+    /// The user asked to decide between the checked variants (the first checked is A).
+    void decideRequested();
 
 private:
     QTreeWidgetItem* itemFor(const QString& id) const;
     QTreeWidget* m_tree;
+    QPushButton* m_decide;
+    QDoubleSpinBox* m_margin;
 };
 
 } // namespace ks::gui

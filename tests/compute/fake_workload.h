@@ -85,13 +85,16 @@ private:
 
 class FakeWorkload final : public Workload {
 public:
-    FakeWorkload(FakeClock& clock, Script script)
+    /// `referenceScript` times the reference variant (its result stays exact unless the script offsets it).
+    FakeWorkload(FakeClock& clock, Script script, Script referenceScript = {})
         : m_clock(clock)
         , m_script(std::move(script))
+        , m_referenceScript(std::move(referenceScript))
     {
         m_variants.push_back(cpuVariant("reference", "Exact sum", "plain sum",
             [this](const data::Dataset& d, const ParamSet&, const RunContext&) -> std::unique_ptr<PreparedRun> {
-                return std::make_unique<ScriptedRun>(d.as<std::vector<double>>(), m_clock, Script {}, m_referenceRuns);
+                return std::make_unique<ScriptedRun>(
+                    d.as<std::vector<double>>(), m_clock, m_referenceScript, m_referenceRuns);
             }));
         m_variants.push_back(cpuVariant("scripted", "Scripted", "follows a script",
             [this](const data::Dataset& d, const ParamSet&, const RunContext&) -> std::unique_ptr<PreparedRun> {
@@ -161,6 +164,7 @@ private:
     int m_referenceRuns = 0; ///< run() calls of every prepared reference run
     int m_scriptedRuns = 0; ///< run() calls of every prepared scripted run
     int m_scriptedPrepares = 0;
+    Script m_referenceScript;
 };
 
 } // namespace ks::test

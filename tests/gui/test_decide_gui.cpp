@@ -1,0 +1,190 @@
+// A/B decisions in the desktop app: the speedup chart's interval and verdict, and the Decide button running the
+// checked variants interleaved on the worker thread.
+#include "compute/core/results_io.h"
+#include "gui/charts/speedup_chart.h"
+#include "gui/main_window.h"
+#include "gui/panels/dataset_panel.h"
+#include "gui/panels/run_settings_panel.h"
+#include "gui/panels/variant_panel.h"
+#include "gui/results_model.h"
+#include "gui/run_controller.h"
+
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <cmath>
+#include <gtest/gtest.h>
+#include <qcustomplot.h>
+
+namespace ks::gui {
+namespace {
+
+Summary timedRun(const std::string& runId, const std::string& variant, double medianMs)
+{
+    Summary s;
+    s.runId = runId;
+    s.workload = "linreg";
+    s.variant = variant;
+    s.variantName = variant;
+    s.backend = "cpu";
+    s.size = 1024;
+    s.outcome = Outcome::Passed;
+    s.repetitions = 20;
+    s.medianMs = medianMs;
+    s.meanMs = medianMs;
+    s.minMs = medianMs;
+    s.maxMs = medianMs;
+    s.samplesMs.assign(20, medianMs);
+    return s;
+}
+
+Decision fasterDecision()
+{
+    Decision d;
+    d.workload = "linreg";
+    d.size = 1024;
+    d.variantA = "scalar";
+    d.variantB = "vector";
+    d.ratio = 0.8;
+    d.low = 0.75;
+    d.high = 0.85;
+    d.confidence = 0.99;
+    d.verdict = DecisionVerdict::Faster;
+    d.rounds = 37;
+    d.stopReason = "decided";
+    return d;
+}
+
+QStringList textsOf(QCustomPlot* plot)
+{
+    QStringList out;
+    for (int i = 0; i < plot->itemCount(); ++i)
+        if (auto* text = qobject_cast<QCPItemText*>(plot->item(i)))
+            out << text->text();
+    return out;
+}
+
+QCPErrorBars* errorBarsOf(QCustomPlot* plot)
+{
+    for (int i = 0; i < plot->plottableCount(); ++i)
+        if (auto* bars = qobject_cast<QCPErrorBars*>(plot->plottable(i)))
+            return bars;
+    return nullptr;
+}
+
+TEST(SpeedupChartDecision, ShowsTheIntervalAsAnErrorBarAndTheVerdictAsText)
+{
+    ResultsModel model;
+    SpeedupChart chart(&model);
+    model.addSummary(timedRun("a", "scalar", 10.0));
+    model.addSummary(timedRun("b", "vector", 8.0));
+    chart.setDecisions({fasterDecision()});
+    chart.rebuildNow();
+
+    EXPECT_EQ(chart.baseline(), QStringLiteral("scalar")) << "unpinned, the decision's A is the baseline";
+    const QString verdict = textsOf(chart.plot()).join(QLatin1Char('\n'));
+    EXPECT_TRUE(verdict.contains(QStringLiteral("vector vs scalar: 0.800× [0.750, 0.850] (99% CI) → vector faster, "
+                                                "after 37 rounds")))
+        << verdict.toStdString();
+    ASSERT_EQ(chart.verdictLines().size(), 1);
+
+    // The speedup is A's time over B's: 1/0.8 = 1.25, with the interval [1/0.85, 1/0.75].
+    QCPErrorBars* bars = errorBarsOf(chart.plot());
+    ASSERT_NE(bars, nullptr);
+    ASSERT_EQ(bars->dataCount(), 1);
+    auto* point = qobject_cast<QCPGraph*>(bars->dataPlottable());
+    ASSERT_NE(point, nullptr);
+    EXPECT_DOUBLE_EQ(point->data()->at(0)->value, 1.25);
+    EXPECT_NEAR(point->data()->at(0)->value - bars->data()->at(0).errorMinus, 1.0 / 0.85, 1e-12);
+    EXPECT_NEAR(point->data()->at(0)->value + bars->data()->at(0).errorPlus, 1.0 / 0.75, 1e-12);
+    EXPECT_GE(chart.plot()->yAxis->range().upper, 1.0 / 0.75);
+
+    // Pinned to another baseline the interval does not belong to the chart's speedups: the verdict stays, the bar
+    // goes.
+    chart.setBaseline(QStringLiteral("vector"));
+    chart.rebuildNow();
+    EXPECT_EQ(errorBarsOf(chart.plot()), nullptr);
+    EXPECT_TRUE(textsOf(chart.plot()).join(QLatin1Char('\n')).contains(QStringLiteral("vector faster")));
+
+    chart.setDecisions({});
+    chart.rebuildNow();
+    EXPECT_FALSE(textsOf(chart.plot()).join(QLatin1Char('\n')).contains(QStringLiteral("faster")));
+}
+
+TEST(SpeedupChartDecision, AnUnboundedIntervalDrawsNoBarOnThatSide)
+{
+    ResultsModel model;
+    SpeedupChart chart(&model);
+    model.addSummary(timedRun("a", "scalar", 10.0));
+    model.addSummary(timedRun("b", "vector", 8.0));
+    Decision d = fasterDecision();
+    d.low = 0.0;
+    d.high = INFINITY;
+    d.verdict = DecisionVerdict::Undecided;
+    d.stopReason = "max repetitions";
+    d.rounds = 3;
+    chart.setDecisions({d});
+    chart.rebuildNow();
+    QCPErrorBars* bars = errorBarsOf(chart.plot());
+    ASSERT_NE(bars, nullptr);
+    EXPECT_EQ(bars->data()->at(0).errorMinus, 0.0);
+    EXPECT_EQ(bars->data()->at(0).errorPlus, 0.0);
+    EXPECT_TRUE(chart.verdictLines().front().contains(QStringLiteral("undecided (max repetitions)")));
+}
+
+TEST(MainWindowDecision, TheDecideButtonRunsTheCheckedVariantsInterleavedAndShowsTheVerdict)
+{
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    MainWindow window;
+    window.setAutosaveDirectory(dir.filePath(QStringLiteral("autosave")));
+    window.controller()->setCalibrationEnabled(false);
+    window.setWorkload(QStringLiteral("linreg"));
+    window.variantPanel()->setCheckedVariants({QStringLiteral("reference")});
+    auto* decide = window.variantPanel()->findChild<QPushButton*>(QStringLiteral("decideVariants"));
+    ASSERT_NE(decide, nullptr);
+    EXPECT_FALSE(decide->isEnabled()) << "one variant: nothing to decide";
+    window.variantPanel()->setCheckedVariants({QStringLiteral("reference"), QStringLiteral("cpu_four_sums")});
+    EXPECT_TRUE(decide->isEnabled());
+    window.datasetPanel()->setSource(DatasetPanel::Source::Generator);
+    window.datasetPanel()->setGenerator({{"n", "20000"}, {"seed", "3"}});
+    RunSettings s;
+    s.sizes = QStringLiteral("20000");
+    s.options.timeLimitS = 0.5;
+    s.options.maxRepetitions = 30;
+    s.options.minRepetitions = 3;
+    s.options.flushL2 = false;
+    window.runSettingsPanel()->setSettings(s);
+    window.show();
+
+    QSignalSpy decisions(window.controller(), &RunController::decisionsReady);
+    QSignalSpy finished(&window, &MainWindow::runFinished);
+    decide->click();
+    ASSERT_TRUE(window.isRunning()) << window.statusText().toStdString();
+    ASSERT_TRUE(finished.wait(120000)) << "the decision did not finish";
+    ASSERT_EQ(decisions.count(), 1);
+
+    ResultsModel* model = window.resultsModel();
+    ASSERT_EQ(model->rowCount(), 2);
+    EXPECT_EQ(model->summary(0).repetitions, model->summary(1).repetitions) << "interleaved: one each per round";
+    auto* speedup = qobject_cast<SpeedupChart*>(window.chart(QStringLiteral("Speedup")));
+    ASSERT_NE(speedup, nullptr);
+    ASSERT_EQ(speedup->decisions().size(), 1u);
+    EXPECT_EQ(speedup->decisions().front().variantA, "reference");
+    EXPECT_EQ(speedup->decisions().front().margin, 0.01);
+    speedup->rebuildNow();
+    const QString verdict = textsOf(speedup->plot()).join(QLatin1Char('\n'));
+    EXPECT_TRUE(verdict.contains(QStringLiteral("cpu_four_sums vs reference:"))) << verdict.toStdString();
+
+    // The JSON export carries the decision beside the summaries, as the CLI's --json does.
+    const QString json = dir.filePath(QStringLiteral("decision.json"));
+    ASSERT_TRUE(window.exportResults(json));
+    const auto saved = readDecisions(json.toStdString());
+    ASSERT_EQ(saved.size(), 1u);
+    EXPECT_EQ(saved.front().variantB, "cpu_four_sums");
+    EXPECT_EQ(readJson(json.toStdString()).size(), 2u);
+}
+
+} // namespace
+} // namespace ks::gui
