@@ -365,6 +365,15 @@ void MainWindow::openDatasetFile(const QString& path)
     m_datasetPanel->openFile(path);
 }
 
+void MainWindow::openDroppedFile(const QString& path)
+{
+    // openResultsFile reports its own failure in the status line; a results file never goes to a dataset reader.
+    if (isResultsFile(path))
+        openResultsFile(path);
+    else
+        openDatasetFile(path);
+}
+
 bool MainWindow::saveWorkspaceTo(const QString& path, QString* error)
 {
     try {
@@ -489,7 +498,7 @@ void MainWindow::dropEvent(QDropEvent* event)
 {
     const auto urls = event->mimeData()->urls();
     if (urls.size() == 1 && urls.front().isLocalFile()) {
-        openDatasetFile(urls.front().toLocalFile());
+        openDroppedFile(urls.front().toLocalFile());
         event->acceptProposedAction();
     }
 }
