@@ -108,6 +108,12 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_controller, &RunController::decisionsReady, this, [this](const std::vector<ks::Decision>& decisions) {
         m_speedup->setDecisions(decisions);
         m_tabs->setCurrentWidget(m_speedup);
+        // Arrives before finished ends the session, so the autosaved workspace reopens with the verdicts.
+        try {
+            m_autosave->appendDecisions(decisions);
+        } catch (const std::exception& e) {
+            showStatus(tr("Autosave failed: %1").arg(QString::fromStdString(e.what())), true);
+        }
     });
     connect(m_controller, &RunController::datasetLoaded, this, [this](quint64 ticket, const data::Dataset& d) {
         if (ticket != m_loadTicket)
@@ -415,6 +421,7 @@ bool MainWindow::openWorkspaceFrom(const QString& path, QString* error)
     if (m_workspace->apply(w))
         onDatasetLoadRequested(m_datasetPanel->filePath(), w.h5Path, w.allowNonFinite);
     pinBaseline(w.baselineSource);
+    m_speedup->setDecisions(w.decisions);
     showStatus(tr("Opened workspace %1 (%2 runs)").arg(path).arg(w.summaries.size()));
     return true;
 }
@@ -423,6 +430,7 @@ Workspace MainWindow::captureWorkspace() const
 {
     Workspace w = m_workspace->capture(m_workloadCombo->currentData().toString(), m_loadedDataset);
     w.baselineSource = m_baselineSource;
+    w.decisions = m_speedup->decisions();
     return w;
 }
 

@@ -155,6 +155,8 @@ TEST(MainWindowDecision, TheDecideButtonRunsTheCheckedVariantsInterleavedAndShow
     s.options.maxRepetitions = 30;
     s.options.minRepetitions = 3;
     s.options.flushL2 = false;
+    // The decision's A, so the chart draws its interval (settings another test saved may name another baseline).
+    s.baseline = QStringLiteral("reference");
     window.runSettingsPanel()->setSettings(s);
     window.show();
 
@@ -184,6 +186,28 @@ TEST(MainWindowDecision, TheDecideButtonRunsTheCheckedVariantsInterleavedAndShow
     ASSERT_EQ(saved.size(), 1u);
     EXPECT_EQ(saved.front().variantB, "cpu_four_sums");
     EXPECT_EQ(readJson(json.toStdString()).size(), 2u);
+
+    // The autosaved workspace and a saved one reopen with the verdict on the speedup chart.
+    const QString workspace = dir.filePath(QStringLiteral("decided.ksw"));
+    ASSERT_TRUE(window.saveWorkspaceTo(workspace));
+    for (const QString& file : {window.autosaveWorkspacePath(), workspace}) {
+        MainWindow other;
+        other.setAutosaveDirectory(dir.filePath(QStringLiteral("other")));
+        QString error;
+        ASSERT_TRUE(other.openWorkspaceFrom(file, &error)) << error.toStdString();
+        auto* otherSpeedup = qobject_cast<SpeedupChart*>(other.chart(QStringLiteral("Speedup")));
+        ASSERT_NE(otherSpeedup, nullptr);
+        ASSERT_EQ(otherSpeedup->decisions().size(), 1u) << file.toStdString();
+        EXPECT_EQ(otherSpeedup->verdictLines(), speedup->verdictLines());
+        otherSpeedup->rebuildNow();
+        EXPECT_NE(errorBarsOf(otherSpeedup->plot()), nullptr) << "the interval is drawn again";
+    }
+    // A workspace without decisions clears the ones shown.
+    MainWindow fresh;
+    const QString none = dir.filePath(QStringLiteral("none.ksw"));
+    ASSERT_TRUE(fresh.saveWorkspaceTo(none));
+    ASSERT_TRUE(window.openWorkspaceFrom(none));
+    EXPECT_TRUE(speedup->decisions().empty());
 }
 
 } // namespace
