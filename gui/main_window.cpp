@@ -8,6 +8,7 @@
 #include "gui/autosave.h"
 #include "gui/charts/speedup_chart.h"
 #include "gui/charts/sweep_chart.h"
+#include "gui/charts/timeline_chart.h"
 #include "gui/loaded_results.h"
 #include "gui/panels/dataset_panel.h"
 #include "gui/panels/run_settings_panel.h"
@@ -524,6 +525,7 @@ void MainWindow::restoreSettings()
         setWorkload(m_workloadCombo->currentData().toString());
     if (const auto settings = m_settings->runSettings())
         m_runSettings->setSettings(*settings);
+    m_timeline->setClockOverlay(m_settings->timelineClockOverlay());
     const WindowLayout layout = m_settings->windowLayout();
     restoreGeometry(layout.geometry);
     restoreState(layout.state);
@@ -538,6 +540,7 @@ void MainWindow::saveSettings() const
     m_settings->setWorkload(workload);
     m_settings->setGeneratorValues(workload, m_datasetPanel->generatorValues());
     m_settings->setRunSettings(m_runSettings->settings());
+    m_settings->setTimelineClockOverlay(m_timeline->clockOverlay());
     m_settings->setWindowLayout({saveGeometry(), saveState(), m_splitter->saveState()});
 }
 

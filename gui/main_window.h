@@ -38,6 +38,7 @@ class RunSettingsPanel;
 class SettingsStore;
 class SpeedupChart;
 class SweepChart;
+class TimelineChart;
 struct Workspace;
 class VariantPanel;
 class WorkloadView;
@@ -149,6 +150,7 @@ private:
     QSortFilterProxyModel* m_proxy = nullptr;
     SpeedupChart* m_speedup = nullptr;
     SweepChart* m_sweep = nullptr;
+    TimelineChart* m_timeline = nullptr;
     QString m_baselineSource;
     QList<WorkloadView*> m_workloadViews; ///< the current workload's own tabs
     QLabel* m_status = nullptr;

@@ -7,6 +7,7 @@
 #include "gui/charts/chart_view.h"
 #include "gui/charts/speedup_chart.h"
 #include "gui/charts/sweep_chart.h"
+#include "gui/charts/timeline_chart.h"
 #include "gui/loaded_results.h"
 #include "gui/main_window.h"
 #include "gui/panels/dataset_panel.h"
@@ -563,6 +564,24 @@ TEST_F(MainWindowTest, RunSettingsSurviveARestart)
         EXPECT_EQ(back.options.warmup, 4);
         EXPECT_EQ(back.sizes, QStringLiteral("2^12"));
         EXPECT_FALSE(back.options.flushL2);
+    }
+    QSettings().clear(); // the other tests start from nothing saved
+}
+
+TEST_F(MainWindowTest, TheTimelinesClockOverlaySurvivesARestart)
+{
+    auto* timeline = qobject_cast<TimelineChart*>(m_window->chart(QStringLiteral("Timeline")));
+    ASSERT_NE(timeline, nullptr);
+    EXPECT_TRUE(timeline->clockOverlay()) << "on by default";
+    timeline->clockOverlayAction()->trigger(); // the chart's right-click action
+    EXPECT_FALSE(timeline->clockOverlay());
+    ASSERT_TRUE(m_window->close());
+    {
+        MainWindow restarted;
+        auto* back = qobject_cast<TimelineChart*>(restarted.chart(QStringLiteral("Timeline")));
+        ASSERT_NE(back, nullptr);
+        EXPECT_FALSE(back->clockOverlay());
+        EXPECT_FALSE(back->clockOverlayAction()->isChecked());
     }
     QSettings().clear(); // the other tests start from nothing saved
 }
