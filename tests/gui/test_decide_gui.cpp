@@ -133,6 +133,63 @@ TEST(SpeedupChartDecision, AnUnboundedIntervalDrawsNoBarOnThatSide)
     EXPECT_TRUE(chart.verdictLines().front().contains(QStringLiteral("undecided (max repetitions)")));
 }
 
+QCPItemText* verdictBoxOf(QCustomPlot* plot)
+{
+    for (int i = 0; i < plot->itemCount(); ++i)
+        if (plot->item(i)->objectName() == QLatin1String("decisionVerdicts"))
+            return qobject_cast<QCPItemText*>(plot->item(i));
+    return nullptr;
+}
+
+TEST(SpeedupChartDecision, ASweepOfDecisionsIsSummarisedPerPairOnABoxAboveTheCurves)
+{
+    ResultsModel model;
+    SpeedupChart chart(&model);
+    chart.resize(800, 500);
+    std::vector<Decision> decisions;
+    for (int i = 0; i < 9; ++i) {
+        Summary a = timedRun("a" + std::to_string(i), "scalar", 10.0);
+        Summary b = timedRun("b" + std::to_string(i), "vector", 8.0);
+        a.size = b.size = 1024u << i;
+        model.addSummary(a);
+        model.addSummary(b);
+        Decision d = fasterDecision();
+        d.size = a.size;
+        d.ratio = 0.7 + 0.01 * i;
+        if (i == 8)
+            d.verdict = DecisionVerdict::Undecided;
+        decisions.push_back(d);
+    }
+    chart.setDecisions(decisions);
+    chart.rebuildNow();
+
+    EXPECT_EQ(chart.verdictLines().size(), 9) << "every decision keeps its own line";
+    const QStringList drawn = chart.drawnVerdictLines();
+    ASSERT_EQ(drawn.size(), 2) << drawn.join(QLatin1Char('\n')).toStdString();
+    EXPECT_EQ(
+        drawn.front(), QStringLiteral("vector vs scalar at 9 sizes: 8 faster, 1 undecided; ratio 0.700× to 0.780×"));
+    QCPItemText* box = verdictBoxOf(chart.plot());
+    ASSERT_NE(box, nullptr);
+    EXPECT_EQ(box->text(), drawn.join(QLatin1Char('\n')));
+    EXPECT_EQ(box->layer()->name(), QStringLiteral("legend")) << "drawn above the curves";
+    EXPECT_EQ(box->brush().style(), Qt::SolidPattern);
+    EXPECT_GT(box->brush().color().alpha(), 200) << "the curves under it do not show through";
+
+    // Hovering the box shows every line; elsewhere nothing.
+    chart.plot()->replot();
+    const QPoint inside = box->position->pixelPosition().toPoint() + QPoint(20, 8);
+    const QString tip = chart.toolTipAt(inside);
+    EXPECT_EQ(tip, chart.verdictLines().join(QLatin1Char('\n')));
+    const QRect axes = chart.plot()->axisRect()->rect();
+    EXPECT_TRUE(chart.toolTipAt(axes.bottomRight() - QPoint(5, 5)).isEmpty());
+
+    // A few decisions are drawn line by line, as before.
+    decisions.resize(SpeedupChart::kVerdictLinesDrawn);
+    chart.setDecisions(decisions);
+    chart.rebuildNow();
+    EXPECT_EQ(chart.drawnVerdictLines(), chart.verdictLines());
+}
+
 TEST(MainWindowDecision, TheDecideButtonRunsTheCheckedVariantsInterleavedAndShowsTheVerdict)
 {
     QTemporaryDir dir;
