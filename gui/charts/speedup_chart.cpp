@@ -95,16 +95,20 @@ QStringList SpeedupChart::drawnVerdictLines() const
     // A sweep decided at every size gives a line per size: summarised per pair, they leave the curves readable.
     struct Pair {
         int sizes = 0;
+        qsizetype first = 0; ///< the index of its first decision, whose own line stands for a pair of one size
         std::map<DecisionVerdict, int> verdicts;
         double lowest = INFINITY;
         double highest = -INFINITY;
     };
     std::vector<std::pair<std::string, std::string>> order;
     std::map<std::pair<std::string, std::string>, Pair> pairs;
-    for (const auto& d : m_decisions) {
+    for (qsizetype i = 0; i < static_cast<qsizetype>(m_decisions.size()); ++i) {
+        const Decision& d = m_decisions[static_cast<std::size_t>(i)];
         const auto key = std::make_pair(d.variantB, d.variantA);
-        if (!pairs.contains(key))
+        if (!pairs.contains(key)) {
             order.push_back(key);
+            pairs[key].first = i;
+        }
         Pair& pair = pairs[key];
         ++pair.sizes;
         ++pair.verdicts[d.verdict];
@@ -113,9 +117,14 @@ QStringList SpeedupChart::drawnVerdictLines() const
             pair.highest = std::max(pair.highest, d.ratio);
         }
     }
+    const QStringList every = verdictLines();
     QStringList lines;
     for (const auto& key : order) {
         const Pair& pair = pairs[key];
+        if (pair.sizes == 1) {
+            lines << every[pair.first];
+            continue;
+        }
         QStringList counts;
         for (auto verdict :
             {DecisionVerdict::Faster, DecisionVerdict::Slower, DecisionVerdict::Equivalent, DecisionVerdict::Undecided})

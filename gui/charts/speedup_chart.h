@@ -40,8 +40,8 @@ public:
     /// faster, ...").
     QStringList verdictLines() const;
     /// The lines drawn in the corner: verdictLines() for up to kVerdictLinesDrawn decisions; past that, which would
-    /// cover the curves, one line per pair of variants counting its verdicts and the range of its ratios, and a
-    /// pointer to the tooltip that holds every line.
+    /// cover the curves, one line per pair of variants counting its verdicts and the range of its ratios (a pair
+    /// decided at one size keeps its own line), and a pointer to the tooltip that holds every line.
     QStringList drawnVerdictLines() const;
     /// The tooltip at a pixel of the plot: every verdict line over the verdicts' box, else empty.
     QString toolTipAt(const QPoint& pixel) const;

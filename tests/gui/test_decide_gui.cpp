@@ -183,6 +183,15 @@ TEST(SpeedupChartDecision, ASweepOfDecisionsIsSummarisedPerPairOnABoxAboveTheCur
     const QRect axes = chart.plot()->axisRect()->rect();
     EXPECT_TRUE(chart.toolTipAt(axes.bottomRight() - QPoint(5, 5)).isEmpty());
 
+    // A pair decided at one size keeps its own line among the summaries.
+    Decision other = fasterDecision();
+    other.variantB = "simd";
+    decisions.push_back(other);
+    chart.setDecisions(decisions);
+    chart.rebuildNow();
+    ASSERT_EQ(chart.drawnVerdictLines().size(), 3);
+    EXPECT_EQ(chart.drawnVerdictLines()[1], chart.verdictLines().back());
+
     // A few decisions are drawn line by line, as before.
     decisions.resize(SpeedupChart::kVerdictLinesDrawn);
     chart.setDecisions(decisions);
