@@ -57,6 +57,13 @@ void Autosave::append(const Summary& summary)
     m_workspace->append(summary);
 }
 
+void Autosave::appendDecisions(const std::vector<Decision>& decisions)
+{
+    if (!isOn())
+        return;
+    m_workspace->appendDecisions(decisions);
+}
+
 void Autosave::end()
 {
     m_csv.reset();

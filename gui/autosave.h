@@ -32,6 +32,9 @@ public:
     /// Appends a Summary to the session's CSV and workspace; nothing when no session is on. Throws
     /// std::runtime_error naming the file when a write fails.
     void append(const Summary& summary);
+    /// Appends a decision run's verdicts to the session's workspace (the CSV has no place for them); nothing when no
+    /// session is on. Throws std::runtime_error naming the file when the write fails.
+    void appendDecisions(const std::vector<Decision>& decisions);
     /// Ends the session (a later append writes nothing).
     void end();
 

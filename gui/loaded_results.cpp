@@ -4,7 +4,9 @@
 #include "compute/core/results_io.h"
 #include "gui/results_model.h"
 
+#include <QFile>
 #include <QFileInfo>
+#include <cctype>
 
 namespace ks::gui {
 
@@ -37,7 +39,58 @@ Summary keyOnly(const Summary& s)
     key.outcome = s.outcome;
     return key;
 }
+
+/// How much of a file isResultsFile reads: the CLI writes "summaries" (JSON) or its header (CSV) first.
+constexpr qint64 kSniffBytes = 4096;
+
+/// Whether the JSON text `head` (possibly cut off) opens an object whose own keys include "summaries" before any
+/// "kernelscope_workspace". Only strings and nesting are tracked: enough to tell a top-level key from a nested one.
+bool topLevelHasSummaries(const QByteArray& head)
+{
+    qsizetype i = 0;
+    while (i < head.size() && std::isspace(static_cast<unsigned char>(head[i])))
+        ++i;
+    if (i >= head.size() || head[i] != '{')
+        return false;
+    int depth = 0;
+    QByteArray lastString;
+    for (; i < head.size(); ++i) {
+        const char c = head[i];
+        if (c == '"') {
+            const qsizetype begin = i + 1;
+            for (++i; i < head.size() && head[i] != '"'; ++i)
+                if (head[i] == '\\')
+                    ++i;
+            if (i >= head.size())
+                return false;
+            lastString = head.mid(begin, i - begin);
+        } else if (c == '{' || c == '[') {
+            ++depth;
+        } else if (c == '}' || c == ']') {
+            --depth;
+        } else if (c == ':' && depth == 1) {
+            if (lastString == "kernelscope_workspace")
+                return false;
+            if (lastString == "summaries")
+                return true;
+        }
+    }
+    return false;
+}
 } // namespace
+
+bool isResultsFile(const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return false;
+    QByteArray head = file.read(kSniffBytes);
+    if (head.startsWith("\xEF\xBB\xBF")) // a UTF-8 byte-order mark, as spreadsheet programs write
+        head.remove(0, 3);
+    if (QFileInfo(path).suffix().compare(QLatin1String("json"), Qt::CaseInsensitive) == 0)
+        return topLevelHasSummaries(head);
+    return head.startsWith("run_id,timestamp,workload");
+}
 
 std::string loadedRunId(const QString& absolutePath, const std::string& runId, std::size_t row)
 {

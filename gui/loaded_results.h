@@ -16,6 +16,11 @@ class ResultsModel;
 /// the file again replaces them instead of adding them twice. Throws data::DatasetError (or std::runtime_error) whose
 /// one-line message names the file, the place and the problem.
 std::vector<Summary> readResultsFile(const QString& path);
+/// Whether a file is a results file readResultsFile reads, judged from its first few KB only (a drop is sniffed on
+/// the GUI thread): a ".json" whose top-level object has a "summaries" key (a workspace, which has one too, is not),
+/// or any other file whose first line starts with the CLI's CSV header (`run_id,timestamp,workload`). A dataset, or
+/// a file that cannot be read, is not.
+bool isResultsFile(const QString& path);
 
 /// "loaded:<absolute path>|<the file's own run id>"; a run id already so marked (a session exported and opened
 /// again) keeps only its own part, and an empty one becomes "row <n>" (1-based).

@@ -8,6 +8,7 @@
 #include "gui/autosave.h"
 #include "gui/charts/speedup_chart.h"
 #include "gui/charts/sweep_chart.h"
+#include "gui/charts/timeline_chart.h"
 #include "gui/loaded_results.h"
 #include "gui/panels/dataset_panel.h"
 #include "gui/panels/run_settings_panel.h"
@@ -108,6 +109,12 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_controller, &RunController::decisionsReady, this, [this](const std::vector<ks::Decision>& decisions) {
         m_speedup->setDecisions(decisions);
         m_tabs->setCurrentWidget(m_speedup);
+        // Arrives before finished ends the session, so the autosaved workspace reopens with the verdicts.
+        try {
+            m_autosave->appendDecisions(decisions);
+        } catch (const std::exception& e) {
+            showStatus(tr("Autosave failed: %1").arg(QString::fromStdString(e.what())), true);
+        }
     });
     connect(m_controller, &RunController::datasetLoaded, this, [this](quint64 ticket, const data::Dataset& d) {
         if (ticket != m_loadTicket)
@@ -365,6 +372,15 @@ void MainWindow::openDatasetFile(const QString& path)
     m_datasetPanel->openFile(path);
 }
 
+void MainWindow::openDroppedFile(const QString& path)
+{
+    // openResultsFile reports its own failure in the status line; a results file never goes to a dataset reader.
+    if (isResultsFile(path))
+        openResultsFile(path);
+    else
+        openDatasetFile(path);
+}
+
 bool MainWindow::saveWorkspaceTo(const QString& path, QString* error)
 {
     try {
@@ -406,6 +422,7 @@ bool MainWindow::openWorkspaceFrom(const QString& path, QString* error)
     if (m_workspace->apply(w))
         onDatasetLoadRequested(m_datasetPanel->filePath(), w.h5Path, w.allowNonFinite);
     pinBaseline(w.baselineSource);
+    m_speedup->setDecisions(w.decisions);
     showStatus(tr("Opened workspace %1 (%2 runs)").arg(path).arg(w.summaries.size()));
     return true;
 }
@@ -414,6 +431,7 @@ Workspace MainWindow::captureWorkspace() const
 {
     Workspace w = m_workspace->capture(m_workloadCombo->currentData().toString(), m_loadedDataset);
     w.baselineSource = m_baselineSource;
+    w.decisions = m_speedup->decisions();
     return w;
 }
 
@@ -489,7 +507,7 @@ void MainWindow::dropEvent(QDropEvent* event)
 {
     const auto urls = event->mimeData()->urls();
     if (urls.size() == 1 && urls.front().isLocalFile()) {
-        openDatasetFile(urls.front().toLocalFile());
+        openDroppedFile(urls.front().toLocalFile());
         event->acceptProposedAction();
     }
 }
@@ -507,6 +525,7 @@ void MainWindow::restoreSettings()
         setWorkload(m_workloadCombo->currentData().toString());
     if (const auto settings = m_settings->runSettings())
         m_runSettings->setSettings(*settings);
+    m_timeline->setClockOverlay(m_settings->timelineClockOverlay());
     const WindowLayout layout = m_settings->windowLayout();
     restoreGeometry(layout.geometry);
     restoreState(layout.state);
@@ -521,6 +540,7 @@ void MainWindow::saveSettings() const
     m_settings->setWorkload(workload);
     m_settings->setGeneratorValues(workload, m_datasetPanel->generatorValues());
     m_settings->setRunSettings(m_runSettings->settings());
+    m_settings->setTimelineClockOverlay(m_timeline->clockOverlay());
     m_settings->setWindowLayout({saveGeometry(), saveState(), m_splitter->saveState()});
 }
 

@@ -38,6 +38,7 @@ class RunSettingsPanel;
 class SettingsStore;
 class SpeedupChart;
 class SweepChart;
+class TimelineChart;
 struct Workspace;
 class VariantPanel;
 class WorkloadView;
@@ -72,8 +73,11 @@ public:
     /// Pins a loaded results file as the baseline whose medians the sweep and speedup charts overlay; empty unpins.
     void pinBaseline(const QString& source);
     QString pinnedBaseline() const { return m_baselineSource; }
-    /// Opens a dataset file as if dropped on the window.
+    /// Opens a dataset file in the Dataset panel.
     void openDatasetFile(const QString& path);
+    /// What a file dropped on the window does: a results file (isResultsFile) opens as File → Open Results… does,
+    /// anything else as a dataset.
+    void openDroppedFile(const QString& path);
     void setWorkload(const QString& id);
     void setTheme(ThemeMode mode);
     /// Where every Summary of the last sweep was appended as it arrived, as CSV rows and as a workspace (empty
@@ -146,6 +150,7 @@ private:
     QSortFilterProxyModel* m_proxy = nullptr;
     SpeedupChart* m_speedup = nullptr;
     SweepChart* m_sweep = nullptr;
+    TimelineChart* m_timeline = nullptr;
     QString m_baselineSource;
     QList<WorkloadView*> m_workloadViews; ///< the current workload's own tabs
     QLabel* m_status = nullptr;

@@ -119,7 +119,8 @@ void MainWindow::buildUi()
     m_tabs = new QTabWidget;
     m_tabs->setObjectName(QStringLiteral("charts"));
     m_tabs->setDocumentMode(true);
-    m_tabs->addTab(new TimelineChart(m_model), QString());
+    m_timeline = new TimelineChart(m_model);
+    m_tabs->addTab(m_timeline, QString());
     m_sweep = new SweepChart(m_model);
     m_tabs->addTab(m_sweep, QString());
     m_tabs->addTab(new ThroughputChart(m_model), QString());

@@ -9,6 +9,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 const QString kRunSettingsKey = QStringLiteral("run/settings");
+const QString kTimelineClockKey = QStringLiteral("view/timelineClockOverlay");
 /// Earlier versions kept each run setting under its own key in this group; runSettings() still reads them.
 const QString kRunGroup = QStringLiteral("run");
 
@@ -112,6 +113,16 @@ void SettingsStore::setRunSettings(const RunSettings& settings)
 {
     m_settings->remove(kRunGroup); // the per-key form of earlier versions, now superseded
     m_settings->setValue(kRunSettingsKey, QString::fromStdString(runSettingsToJson(settings).dump()));
+}
+
+bool SettingsStore::timelineClockOverlay() const
+{
+    return m_settings->value(kTimelineClockKey, true).toBool();
+}
+
+void SettingsStore::setTimelineClockOverlay(bool on)
+{
+    m_settings->setValue(kTimelineClockKey, on);
 }
 
 WindowLayout SettingsStore::windowLayout() const

@@ -23,7 +23,8 @@ struct WindowLayout {
 };
 
 /// What the app remembers between sessions, through QSettings: the theme, recent datasets, the last workload,
-/// each workload's generator values, the run settings (the workspace's JSON, under one key) and the window layout.
+/// each workload's generator values, the run settings (the workspace's JSON, under one key), the window layout and
+/// the charts' view options.
 class SettingsStore {
 public:
     /// The application's settings (the organisation's and application's names pick the place).
@@ -48,6 +49,9 @@ public:
     /// earlier versions too.
     std::optional<RunSettings> runSettings() const;
     void setRunSettings(const RunSettings& settings);
+    /// Whether the timeline overlays the clock sampled with each repetition; on when never set.
+    bool timelineClockOverlay() const;
+    void setTimelineClockOverlay(bool on);
     WindowLayout windowLayout() const;
     void setWindowLayout(const WindowLayout& layout);
     /// Writes pending changes to the backing store.

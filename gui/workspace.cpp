@@ -16,7 +16,38 @@ namespace {
 using Json = nlohmann::ordered_json;
 /// 2: the run settings nest the runner's options ("run_options", the noise target as a fraction), and a workspace
 /// may be appended to (one Summary per line after the first). 1: flat run settings, the noise target in %.
+/// Decisions came later without a new format: an optional "decisions" key, and in an appended workspace a line
+/// holding only kDecisionsLineKey.
 constexpr int kFormat = 2;
+/// The one key of an appended line that carries decisions instead of a Summary.
+constexpr char kDecisionsLineKey[] = "kernelscope_decisions";
+
+Json decisionsToJson(const std::vector<Decision>& decisions)
+{
+    Json array = Json::array();
+    for (const auto& d : decisions)
+        array.push_back(toJson(d));
+    return array;
+}
+
+/// Throws data::DatasetError naming the place ("decisions[2]", after `where` when given: "line 9, decisions[2]").
+std::vector<Decision> decisionsFromJson(const Json& array, const std::string& file, const std::string& where)
+{
+    const std::string place = where.empty() ? std::string("decisions") : where + ", decisions";
+    if (!array.is_array())
+        throw data::DatasetError(file, place, "not an array");
+    std::vector<Decision> decisions;
+    std::size_t index = 0;
+    for (const auto& d : array) {
+        try {
+            decisions.push_back(decisionFromJson(d));
+        } catch (const std::exception& e) {
+            throw data::DatasetError(file, place + "[" + std::to_string(index) + "]", e.what());
+        }
+        ++index;
+    }
+    return decisions;
+}
 
 Json workspaceToJson(const Workspace& w)
 {
@@ -42,6 +73,8 @@ Json workspaceToJson(const Workspace& w)
     j["variants"] = variants;
     j["settings"] = runSettingsToJson(w.settings);
     j["baseline_source"] = w.baselineSource.toStdString();
+    if (!w.decisions.empty())
+        j["decisions"] = decisionsToJson(w.decisions);
     j["summaries"] = Json::array();
     for (const auto& s : w.summaries)
         j["summaries"].push_back(toJson(s));
@@ -81,6 +114,8 @@ Workspace workspaceFromJson(const Json& j, const std::string& file)
     if (j.contains("settings"))
         w.settings = runSettingsFromJson(j["settings"]);
     w.baselineSource = QString::fromStdString(j.value("baseline_source", std::string()));
+    if (j.contains("decisions"))
+        w.decisions = decisionsFromJson(j["decisions"], file, "");
     std::size_t index = 0;
     for (const auto& s : j.value("summaries", Json::array())) {
         try {
@@ -114,6 +149,10 @@ Workspace withAppendedSummaries(Workspace w, const QByteArray& bytes, qsizetype 
             if (!complete)
                 break;
             throw data::DatasetError(file, data::linePlace(lineNumber), "not valid JSON");
+        }
+        if (line.is_object() && line.contains(kDecisionsLineKey)) {
+            w.decisions = decisionsFromJson(line[kDecisionsLineKey], file, data::linePlace(lineNumber));
+            continue;
         }
         try {
             w.summaries.push_back(summaryFromJson(line));
@@ -181,6 +220,13 @@ WorkspaceAppender::WorkspaceAppender(const QString& path, const Workspace& works
 void WorkspaceAppender::append(const Summary& summary)
 {
     writeLine(toJson(summary).dump());
+}
+
+void WorkspaceAppender::appendDecisions(const std::vector<Decision>& decisions)
+{
+    Json line;
+    line[kDecisionsLineKey] = decisionsToJson(decisions);
+    writeLine(line.dump());
 }
 
 void WorkspaceAppender::writeLine(const std::string& line)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "compute/core/decide.h"
 #include "compute/core/summary.h"
 #include "gui/run_settings.h"
 
@@ -28,6 +29,8 @@ struct Workspace {
     /// The results file pinned as the charts' baseline (a loadedSource of some summaries); empty when none. Older
     /// workspaces have none.
     QString baselineSource;
+    /// The A/B decisions the speedup chart shows (the last Decide's). Older workspaces have none.
+    std::vector<Decision> decisions;
 };
 
 /// Writes a workspace as JSON (summaries in exactly the CLI's JSON schema). Throws std::runtime_error naming the
@@ -47,6 +50,9 @@ public:
     WorkspaceAppender(const QString& path, const Workspace& workspace);
     /// Throws std::runtime_error naming the file when the line cannot be written.
     void append(const Summary& summary);
+    /// Appends a line holding the decisions, which replace any the workspace had when it is read back. Throws
+    /// std::runtime_error naming the file when the line cannot be written.
+    void appendDecisions(const std::vector<Decision>& decisions);
     QString path() const { return m_file.fileName(); }
 
 private:

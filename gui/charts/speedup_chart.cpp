@@ -4,6 +4,7 @@
 #include "gui/results_model.h"
 #include "gui/theme.h"
 
+#include <QToolTip>
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -26,6 +27,7 @@ SpeedupChart::SpeedupChart(ResultsModel* model, QWidget* parent)
     p->legend->setFont(font());
     // Speedups over a slow baseline fill the top of the chart, so the legend goes where they rarely are.
     p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    connect(p, &QCustomPlot::mouseMove, this, &SpeedupChart::showToolTip);
 }
 
 QString SpeedupChart::title() const
@@ -86,6 +88,81 @@ QStringList SpeedupChart::verdictLines() const
     return lines;
 }
 
+QStringList SpeedupChart::drawnVerdictLines() const
+{
+    if (m_decisions.size() <= static_cast<std::size_t>(kVerdictLinesDrawn))
+        return verdictLines();
+    // A sweep decided at every size gives a line per size: summarised per pair, they leave the curves readable.
+    struct Pair {
+        int sizes = 0;
+        qsizetype first = 0; ///< the index of its first decision, whose own line stands for a pair of one size
+        std::map<DecisionVerdict, int> verdicts;
+        double lowest = INFINITY;
+        double highest = -INFINITY;
+    };
+    std::vector<std::pair<std::string, std::string>> order;
+    std::map<std::pair<std::string, std::string>, Pair> pairs;
+    for (qsizetype i = 0; i < static_cast<qsizetype>(m_decisions.size()); ++i) {
+        const Decision& d = m_decisions[static_cast<std::size_t>(i)];
+        const auto key = std::make_pair(d.variantB, d.variantA);
+        if (!pairs.contains(key)) {
+            order.push_back(key);
+            pairs[key].first = i;
+        }
+        Pair& pair = pairs[key];
+        ++pair.sizes;
+        ++pair.verdicts[d.verdict];
+        if (d.ratio > 0.0) {
+            pair.lowest = std::min(pair.lowest, d.ratio);
+            pair.highest = std::max(pair.highest, d.ratio);
+        }
+    }
+    const QStringList every = verdictLines();
+    QStringList lines;
+    for (const auto& key : order) {
+        const Pair& pair = pairs[key];
+        if (pair.sizes == 1) {
+            lines << every[pair.first];
+            continue;
+        }
+        QStringList counts;
+        for (auto verdict :
+            {DecisionVerdict::Faster, DecisionVerdict::Slower, DecisionVerdict::Equivalent, DecisionVerdict::Undecided})
+            if (const auto it = pair.verdicts.find(verdict); it != pair.verdicts.end())
+                counts << tr("%1 %2").arg(it->second).arg(QString::fromLatin1(decisionVerdictName(verdict)));
+        QString line = tr("%1 vs %2 at %3 sizes: %4")
+                           .arg(QString::fromStdString(key.first), QString::fromStdString(key.second))
+                           .arg(pair.sizes)
+                           .arg(counts.join(QStringLiteral(", ")));
+        if (pair.highest >= pair.lowest)
+            line += tr("; ratio %1× to %2×")
+                        .arg(QString::number(pair.lowest, 'f', 3), QString::number(pair.highest, 'f', 3));
+        lines << line;
+    }
+    lines << tr("(hover here for each size's verdict and interval)");
+    return lines;
+}
+
+QString SpeedupChart::toolTipAt(const QPoint& pixel) const
+{
+    if (!m_verdictItem || m_verdictItem->text().isEmpty())
+        return {};
+    const double distance = m_verdictItem->selectTest(QPointF(pixel), false);
+    // Inside its box a text item answers just under the selection tolerance.
+    if (distance < 0.0 || distance >= plot()->selectionTolerance())
+        return {};
+    return verdictLines().join(QLatin1Char('\n'));
+}
+
+void SpeedupChart::showToolTip(QMouseEvent* event)
+{
+    const QString text = toolTipAt(event->pos());
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, plot());
+}
+
 void SpeedupChart::addDecisions(const QString& base, double& lowest, double& highest)
 {
     if (m_decisions.empty())
@@ -131,9 +208,18 @@ void SpeedupChart::addDecisions(const QString& base, double& lowest, double& hig
     verdicts->position->setCoords(0.01, 0.01);
     verdicts->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
     verdicts->setTextAlignment(Qt::AlignLeft);
-    verdicts->setText(verdictLines().join(QLatin1Char('\n')));
+    verdicts->setText(drawnVerdictLines().join(QLatin1Char('\n')));
     verdicts->setColor(textColor());
     verdicts->setFont(font());
+    // Above the curves and error bars, on a nearly opaque box of the chart's background: the verdicts stay
+    // readable wherever the data runs.
+    verdicts->setLayer(QStringLiteral("legend"));
+    QColor fill = backgroundColor();
+    fill.setAlpha(230);
+    verdicts->setBrush(QBrush(fill));
+    verdicts->setPen(QPen(gridColor()));
+    verdicts->setPadding(QMargins(6, 4, 6, 4));
+    m_verdictItem = verdicts;
 }
 
 void SpeedupChart::rebuild()

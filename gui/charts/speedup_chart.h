@@ -3,10 +3,14 @@
 #include "compute/core/decide.h"
 #include "gui/charts/chart_view.h"
 
+#include <QPointer>
 #include <QString>
 #include <cstdint>
 #include <map>
 #include <vector>
+
+class QCPItemText;
+class QMouseEvent;
 
 namespace ks::gui {
 
@@ -32,8 +36,16 @@ public:
     /// decision's verdict as a line of text in the corner. Replaces the ones shown before; empty shows none.
     void setDecisions(std::vector<Decision> decisions);
     const std::vector<Decision>& decisions() const { return m_decisions; }
-    /// The verdict lines shown, one per decision ("B vs A: 0.912× [0.905, 0.919] (99% CI) → B faster, ...").
+    /// Every decision's verdict line, one per decision ("n=1024: B vs A: 0.912× [0.905, 0.919] (99% CI) → B
+    /// faster, ...").
     QStringList verdictLines() const;
+    /// The lines drawn in the corner: verdictLines() for up to kVerdictLinesDrawn decisions; past that, which would
+    /// cover the curves, one line per pair of variants counting its verdicts and the range of its ratios (a pair
+    /// decided at one size keeps its own line), and a pointer to the tooltip that holds every line.
+    QStringList drawnVerdictLines() const;
+    /// The tooltip at a pixel of the plot: every verdict line over the verdicts' box, else empty.
+    QString toolTipAt(const QPoint& pixel) const;
+    static constexpr int kVerdictLinesDrawn = 4;
     /// Pins the file (a loadedSource) whose own speedups, from its medians, are overlaid where it matches a plotted
     /// run; its own rows leave the variants' lines. Empty unpins.
     void setBaselineSource(const QString& source);
@@ -50,9 +62,13 @@ private:
     /// where it matches a plotted run: a faded dashed line per variant in its colour, one legend entry naming the file.
     void addBaselineOverlay(const QString& base, const std::map<int, std::map<std::uint64_t, int>>& rows);
 
+    void showToolTip(QMouseEvent* event);
+
     QString m_baseline;
     QString m_baselineSource;
     std::vector<Decision> m_decisions;
+    /// The verdicts' box of the last rebuild (the plot owns it and deletes it at the next).
+    QPointer<QCPItemText> m_verdictItem;
 };
 
 } // namespace ks::gui

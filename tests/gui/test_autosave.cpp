@@ -95,6 +95,36 @@ TEST(Autosave, WritesTheSessionsCsvAndWorkspaceAsSummariesArrive)
     EXPECT_FALSE(autosave.csvPath().isEmpty()) << "the last session's files stay named";
 }
 
+TEST(Autosave, TheSessionsWorkspaceKeepsADecisionRunsVerdicts)
+{
+    QTemporaryDir dir;
+    Autosave autosave(dir.filePath(QStringLiteral("autosave")));
+    Decision d;
+    d.workload = "linreg";
+    d.size = 100;
+    d.variantA = "reference";
+    d.variantB = "cpu_openmp";
+    d.ratio = 1.2;
+    d.low = 1.1;
+    d.high = 1.3;
+    d.confidence = 0.99;
+    d.verdict = DecisionVerdict::Slower;
+    d.rounds = 12;
+    d.stopReason = "decided";
+    autosave.appendDecisions({d}); // no session: nothing, no error
+
+    autosave.begin(QStringLiteral("20260101T000000-1"), header());
+    autosave.append(summary(0));
+    autosave.append(summary(1));
+    autosave.appendDecisions({d});
+    const Workspace back = loadWorkspace(autosave.workspacePath());
+    EXPECT_EQ(back.summaries.size(), 2u);
+    ASSERT_EQ(back.decisions.size(), 1u);
+    EXPECT_EQ(back.decisions.front().text(), d.text());
+    EXPECT_EQ(csvRows(autosave.csvPath()), 3) << "the CSV holds Summaries only";
+    autosave.end();
+}
+
 TEST(Autosave, KeepsTheNewestSessions)
 {
     QTemporaryDir dir;

@@ -133,6 +133,72 @@ TEST(SpeedupChartDecision, AnUnboundedIntervalDrawsNoBarOnThatSide)
     EXPECT_TRUE(chart.verdictLines().front().contains(QStringLiteral("undecided (max repetitions)")));
 }
 
+QCPItemText* verdictBoxOf(QCustomPlot* plot)
+{
+    for (int i = 0; i < plot->itemCount(); ++i)
+        if (plot->item(i)->objectName() == QLatin1String("decisionVerdicts"))
+            return qobject_cast<QCPItemText*>(plot->item(i));
+    return nullptr;
+}
+
+TEST(SpeedupChartDecision, ASweepOfDecisionsIsSummarisedPerPairOnABoxAboveTheCurves)
+{
+    ResultsModel model;
+    SpeedupChart chart(&model);
+    chart.resize(800, 500);
+    std::vector<Decision> decisions;
+    for (int i = 0; i < 9; ++i) {
+        Summary a = timedRun("a" + std::to_string(i), "scalar", 10.0);
+        Summary b = timedRun("b" + std::to_string(i), "vector", 8.0);
+        a.size = b.size = 1024u << i;
+        model.addSummary(a);
+        model.addSummary(b);
+        Decision d = fasterDecision();
+        d.size = a.size;
+        d.ratio = 0.7 + 0.01 * i;
+        if (i == 8)
+            d.verdict = DecisionVerdict::Undecided;
+        decisions.push_back(d);
+    }
+    chart.setDecisions(decisions);
+    chart.rebuildNow();
+
+    EXPECT_EQ(chart.verdictLines().size(), 9) << "every decision keeps its own line";
+    const QStringList drawn = chart.drawnVerdictLines();
+    ASSERT_EQ(drawn.size(), 2) << drawn.join(QLatin1Char('\n')).toStdString();
+    EXPECT_EQ(
+        drawn.front(), QStringLiteral("vector vs scalar at 9 sizes: 8 faster, 1 undecided; ratio 0.700× to 0.780×"));
+    QCPItemText* box = verdictBoxOf(chart.plot());
+    ASSERT_NE(box, nullptr);
+    EXPECT_EQ(box->text(), drawn.join(QLatin1Char('\n')));
+    EXPECT_EQ(box->layer()->name(), QStringLiteral("legend")) << "drawn above the curves";
+    EXPECT_EQ(box->brush().style(), Qt::SolidPattern);
+    EXPECT_GT(box->brush().color().alpha(), 200) << "the curves under it do not show through";
+
+    // Hovering the box shows every line; elsewhere nothing.
+    chart.plot()->replot();
+    const QPoint inside = box->position->pixelPosition().toPoint() + QPoint(20, 8);
+    const QString tip = chart.toolTipAt(inside);
+    EXPECT_EQ(tip, chart.verdictLines().join(QLatin1Char('\n')));
+    const QRect axes = chart.plot()->axisRect()->rect();
+    EXPECT_TRUE(chart.toolTipAt(axes.bottomRight() - QPoint(5, 5)).isEmpty());
+
+    // A pair decided at one size keeps its own line among the summaries.
+    Decision other = fasterDecision();
+    other.variantB = "simd";
+    decisions.push_back(other);
+    chart.setDecisions(decisions);
+    chart.rebuildNow();
+    ASSERT_EQ(chart.drawnVerdictLines().size(), 3);
+    EXPECT_EQ(chart.drawnVerdictLines()[1], chart.verdictLines().back());
+
+    // A few decisions are drawn line by line, as before.
+    decisions.resize(SpeedupChart::kVerdictLinesDrawn);
+    chart.setDecisions(decisions);
+    chart.rebuildNow();
+    EXPECT_EQ(chart.drawnVerdictLines(), chart.verdictLines());
+}
+
 TEST(MainWindowDecision, TheDecideButtonRunsTheCheckedVariantsInterleavedAndShowsTheVerdict)
 {
     QTemporaryDir dir;
@@ -155,6 +221,8 @@ TEST(MainWindowDecision, TheDecideButtonRunsTheCheckedVariantsInterleavedAndShow
     s.options.maxRepetitions = 30;
     s.options.minRepetitions = 3;
     s.options.flushL2 = false;
+    // The decision's A, so the chart draws its interval (settings another test saved may name another baseline).
+    s.baseline = QStringLiteral("reference");
     window.runSettingsPanel()->setSettings(s);
     window.show();
 
@@ -184,6 +252,28 @@ TEST(MainWindowDecision, TheDecideButtonRunsTheCheckedVariantsInterleavedAndShow
     ASSERT_EQ(saved.size(), 1u);
     EXPECT_EQ(saved.front().variantB, "cpu_four_sums");
     EXPECT_EQ(readJson(json.toStdString()).size(), 2u);
+
+    // The autosaved workspace and a saved one reopen with the verdict on the speedup chart.
+    const QString workspace = dir.filePath(QStringLiteral("decided.ksw"));
+    ASSERT_TRUE(window.saveWorkspaceTo(workspace));
+    for (const QString& file : {window.autosaveWorkspacePath(), workspace}) {
+        MainWindow other;
+        other.setAutosaveDirectory(dir.filePath(QStringLiteral("other")));
+        QString error;
+        ASSERT_TRUE(other.openWorkspaceFrom(file, &error)) << error.toStdString();
+        auto* otherSpeedup = qobject_cast<SpeedupChart*>(other.chart(QStringLiteral("Speedup")));
+        ASSERT_NE(otherSpeedup, nullptr);
+        ASSERT_EQ(otherSpeedup->decisions().size(), 1u) << file.toStdString();
+        EXPECT_EQ(otherSpeedup->verdictLines(), speedup->verdictLines());
+        otherSpeedup->rebuildNow();
+        EXPECT_NE(errorBarsOf(otherSpeedup->plot()), nullptr) << "the interval is drawn again";
+    }
+    // A workspace without decisions clears the ones shown.
+    MainWindow fresh;
+    const QString none = dir.filePath(QStringLiteral("none.ksw"));
+    ASSERT_TRUE(fresh.saveWorkspaceTo(none));
+    ASSERT_TRUE(window.openWorkspaceFrom(none));
+    EXPECT_TRUE(speedup->decisions().empty());
 }
 
 } // namespace

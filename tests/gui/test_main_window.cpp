@@ -7,6 +7,7 @@
 #include "gui/charts/chart_view.h"
 #include "gui/charts/speedup_chart.h"
 #include "gui/charts/sweep_chart.h"
+#include "gui/charts/timeline_chart.h"
 #include "gui/loaded_results.h"
 #include "gui/main_window.h"
 #include "gui/panels/dataset_panel.h"
@@ -19,16 +20,19 @@
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
+#include <QDropEvent>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
+#include <QMimeData>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <QUrl>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
@@ -294,6 +298,78 @@ TEST_F(MainWindowTest, OpensCliResultFilesAsLoadedRows)
         << m_window->statusText().toStdString();
 }
 
+/// Drops one local file on the window as a file manager would.
+void dropFile(MainWindow& window, const QString& file)
+{
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(file)});
+    // Qt delivers a drop to the widget that accepted the drag's entry, as it does for a real drag.
+    QDragEnterEvent enter(QPoint(20, 20), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&window, &enter);
+    ASSERT_TRUE(enter.isAccepted()) << file.toStdString();
+    QDropEvent drop(QPointF(20, 20), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&window, &drop);
+    EXPECT_TRUE(drop.isAccepted()) << file.toStdString();
+}
+
+TEST(IsResultsFile, SniffsTheCliFormatsAndNothingElse)
+{
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    auto write = [&](const char* name, const std::string& text) {
+        const QString file = dir.filePath(QString::fromLatin1(name));
+        std::ofstream(file.toStdString(), std::ios::binary) << text;
+        return file;
+    };
+    writeJson(dir.filePath(QStringLiteral("cli.json")).toStdString(), {cliRow("reference", 1024, 2.0)});
+    writeCsv(dir.filePath(QStringLiteral("cli.csv")).toStdString(), {cliRow("reference", 1024, 2.0)});
+    EXPECT_TRUE(isResultsFile(dir.filePath(QStringLiteral("cli.json"))));
+    EXPECT_TRUE(isResultsFile(dir.filePath(QStringLiteral("cli.csv"))));
+    EXPECT_TRUE(isResultsFile(write("spaced.JSON", " \n{ \"note\": \"{[\\\"\", \"summaries\" : [] }")));
+    EXPECT_TRUE(isResultsFile(write("bom.csv", "\xEF\xBB\xBFrun_id,timestamp,workload,variant\n")));
+    // What is not one: datasets, a nested "summaries", a workspace, the header not first, and no file at all.
+    EXPECT_FALSE(isResultsFile(write("points.csv", "x,y\n1,2\n")));
+    EXPECT_FALSE(isResultsFile(write("nested.json", R"({"data": {"summaries": []}})")));
+    EXPECT_FALSE(isResultsFile(write("string.json", R"({"text": "\"summaries\": [", "x": 1})")));
+    EXPECT_FALSE(isResultsFile(write("array.json", R"([{"summaries": []}])")));
+    EXPECT_FALSE(isResultsFile(write("ws.json", R"({"kernelscope_workspace": 2, "summaries": []})")));
+    EXPECT_FALSE(isResultsFile(write("late.csv", "# comment\nrun_id,timestamp,workload\n")));
+    EXPECT_FALSE(isResultsFile(write("results.txt.json", "run_id,timestamp,workload\n")));
+    EXPECT_FALSE(isResultsFile(dir.filePath(QStringLiteral("missing.json"))));
+    // A "summaries" key past the first few KB is not looked for: the CLI writes it first.
+    EXPECT_FALSE(isResultsFile(write("far.json", "{\"pad\": \"" + std::string(5000, 'x') + "\", \"summaries\": []}")));
+}
+
+TEST_F(MainWindowTest, ADroppedResultsFileOpensAsResultsAndAnythingElseAsADataset)
+{
+    const QString json = path(QStringLiteral("server.json"));
+    const QString csv = path(QStringLiteral("server.csv"));
+    writeJson(json.toStdString(), {cliRow("reference", 1024, 2.0), cliRow("cpu_four_sums", 1024, 1.0)});
+    writeCsv(csv.toStdString(), {cliRow("cpu_openmp", 1024, 0.5)});
+    dropFile(*m_window, json);
+    dropFile(*m_window, csv);
+    ResultsModel* model = m_window->resultsModel();
+    ASSERT_EQ(model->rowCount(), 3) << m_window->statusText().toStdString();
+    EXPECT_EQ(m_window->loadedResultFiles(),
+        (QStringList {QFileInfo(json).absoluteFilePath(), QFileInfo(csv).absoluteFilePath()}));
+    EXPECT_TRUE(m_window->loadedDataset().empty()) << "no dataset reader saw them";
+
+    // A dataset CSV (x,y) still loads as the data to run on, and adds no rows.
+    const QString points = path(QStringLiteral("points.csv"));
+    {
+        std::ofstream out(points.toStdString());
+        out << "x,y\n";
+        for (int i = 0; i < 100; ++i)
+            out << i << ',' << 2.0 * i << '\n';
+    }
+    QSignalSpy loaded(m_window.get(), &MainWindow::datasetLoadFinished);
+    dropFile(*m_window, points);
+    ASSERT_TRUE(loaded.wait(10000));
+    EXPECT_TRUE(loaded.front().front().toBool());
+    EXPECT_EQ(m_window->loadedDataset().meta().size, 100u);
+    EXPECT_EQ(model->rowCount(), 3);
+}
+
 TEST_F(MainWindowTest, ABadResultsFileIsOneLineNamingTheFileAndTheLine)
 {
     const QString bad = path(QStringLiteral("bad.csv"));
@@ -488,6 +564,24 @@ TEST_F(MainWindowTest, RunSettingsSurviveARestart)
         EXPECT_EQ(back.options.warmup, 4);
         EXPECT_EQ(back.sizes, QStringLiteral("2^12"));
         EXPECT_FALSE(back.options.flushL2);
+    }
+    QSettings().clear(); // the other tests start from nothing saved
+}
+
+TEST_F(MainWindowTest, TheTimelinesClockOverlaySurvivesARestart)
+{
+    auto* timeline = qobject_cast<TimelineChart*>(m_window->chart(QStringLiteral("Timeline")));
+    ASSERT_NE(timeline, nullptr);
+    EXPECT_TRUE(timeline->clockOverlay()) << "on by default";
+    timeline->clockOverlayAction()->trigger(); // the chart's right-click action
+    EXPECT_FALSE(timeline->clockOverlay());
+    ASSERT_TRUE(m_window->close());
+    {
+        MainWindow restarted;
+        auto* back = qobject_cast<TimelineChart*>(restarted.chart(QStringLiteral("Timeline")));
+        ASSERT_NE(back, nullptr);
+        EXPECT_FALSE(back->clockOverlay());
+        EXPECT_FALSE(back->clockOverlayAction()->isChecked());
     }
     QSettings().clear(); // the other tests start from nothing saved
 }

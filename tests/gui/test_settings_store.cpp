@@ -26,6 +26,7 @@ TEST_F(SettingsStoreTest, NothingSavedGivesTheDefaults)
     EXPECT_TRUE(store.generatorValues(QStringLiteral("sdh")).empty());
     EXPECT_FALSE(store.runSettings().has_value());
     EXPECT_TRUE(store.windowLayout().geometry.isEmpty());
+    EXPECT_TRUE(store.timelineClockOverlay()) << "the timeline's default";
 }
 
 TEST_F(SettingsStoreTest, EverySettingRoundTrips)
@@ -49,6 +50,7 @@ TEST_F(SettingsStoreTest, EverySettingRoundTrips)
         store.setGeneratorValues(QStringLiteral("sdh"), {{"points", "500"}, {"shape", "clusters"}});
         store.setRunSettings(run);
         store.setWindowLayout({QByteArray("geometry"), QByteArray("state"), QByteArray("splitter")});
+        store.setTimelineClockOverlay(false);
         store.sync();
     }
     const SettingsStore store(ini());
@@ -71,6 +73,7 @@ TEST_F(SettingsStoreTest, EverySettingRoundTrips)
     EXPECT_EQ(back->options.device, 1);
     EXPECT_EQ(store.windowLayout().state, QByteArray("state"));
     EXPECT_EQ(store.windowLayout().splitter, QByteArray("splitter"));
+    EXPECT_FALSE(store.timelineClockOverlay());
 }
 
 TEST_F(SettingsStoreTest, RunSettingsAreTheWorkspacesJsonUnderOneKey)

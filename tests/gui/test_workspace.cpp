@@ -14,6 +14,7 @@
 
 #include <QFile>
 #include <QTemporaryDir>
+#include <cmath>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -207,6 +208,7 @@ TEST_F(WorkspaceFile, AFormatOneWorkspaceStillLoads)
     EXPECT_EQ(w.settings.baseline, QStringLiteral("cpu_four_sums"));
     expectSameSummaries(w.summaries, {summary(0)});
     EXPECT_TRUE(w.baselineSource.isEmpty()); // written before baselines could be pinned
+    EXPECT_TRUE(w.decisions.empty()); // and before decisions
 }
 
 TEST_F(WorkspaceFile, ANewerFormatIsRefusedByName)
@@ -282,6 +284,70 @@ TEST_F(WorkspaceFile, ABrokenCompleteLineIsAnErrorNamingTheLine)
     } catch (const data::DatasetError& e) {
         EXPECT_EQ(e.file(), file.toStdString());
         EXPECT_EQ(e.place(), "line 2");
+    }
+}
+
+Decision decision(std::uint64_t size, DecisionVerdict verdict)
+{
+    Decision d;
+    d.workload = "linreg";
+    d.size = size;
+    d.variantA = "reference";
+    d.variantB = "cpu_openmp";
+    d.ratio = 0.8;
+    d.low = 0.75;
+    d.high = 0.85;
+    d.confidence = 0.99;
+    d.margin = 0.01;
+    d.verdict = verdict;
+    d.rounds = 37;
+    d.stopReason = "decided";
+    return d;
+}
+
+void expectSameDecisions(const std::vector<Decision>& a, const std::vector<Decision>& b)
+{
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i)
+        EXPECT_EQ(a[i].text(), b[i].text()) << "decision " << i; // the text names every field drawn
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a[i].size, b[i].size);
+        EXPECT_EQ(a[i].margin, b[i].margin);
+        EXPECT_EQ(a[i].high, b[i].high);
+    }
+}
+
+TEST_F(WorkspaceFile, KeepsTheDecisionsAndAnAppendedLineReplacesThem)
+{
+    Workspace w = generatorWorkspace();
+    w.summaries = {summary(0)};
+    w.decisions = {decision(1000, DecisionVerdict::Faster), decision(4096, DecisionVerdict::Undecided)};
+    w.decisions[1].low = 0.0; // too few rounds for an interval: unbounded above
+    w.decisions[1].high = INFINITY;
+    saveWorkspace(path(QStringLiteral("decided.ksw")), w);
+    expectSameDecisions(loadWorkspace(path(QStringLiteral("decided.ksw"))).decisions, w.decisions);
+
+    // The autosave appends a decision run's verdicts as a line of their own; Summaries may follow it.
+    const QString file = path(QStringLiteral("session.ksw"));
+    {
+        WorkspaceAppender appender(file, generatorWorkspace());
+        appender.append(summary(0));
+        appender.appendDecisions({decision(1000, DecisionVerdict::Slower)});
+        appender.append(summary(1));
+    }
+    Workspace back = loadWorkspace(file);
+    expectSameSummaries(back.summaries, {summary(0), summary(1)});
+    expectSameDecisions(back.decisions, {decision(1000, DecisionVerdict::Slower)});
+
+    // A decision that cannot be read names its line and index.
+    QByteArray bytes = readAll(file);
+    bytes.replace("\"slower\"", "\"sideways\"");
+    writeAll(file, bytes);
+    try {
+        loadWorkspace(file);
+        FAIL() << "an unknown verdict loaded";
+    } catch (const data::DatasetError& e) {
+        EXPECT_EQ(e.place(), "line 3, decisions[0]");
     }
 }
 
