@@ -120,6 +120,7 @@ void CorrectnessChart::rebuildDeltas()
     QCustomPlot* p = plot();
     auto ticker = qSharedPointerCast<QCPAxisTickerText>(p->xAxis->ticker());
     p->legend->setVisible(false);
+    setLogAxis(p->yAxis);
     p->xAxis->setLabel(tr("variant"));
     p->xAxis->setTickLabelRotation(0);
     const std::map<int, int> rowByVariant = latestCheckedRuns(model());
@@ -251,8 +252,9 @@ void CorrectnessChart::rebuildDistribution()
     m_nonFinitePosition = binPosition(last) + 1.0;
 
     for (std::size_t bin = 0; bin <= last; ++bin) {
-        // Log10: every decade labelled (half-decades between are unlabelled ticks' worth of room).
-        const bool labelled = layout == ErrorBins::PowersOfTwo || bin <= 1 || bin == binCount - 1 || bin % 2 == 0;
+        // Log10: exact (0) and every decade labelled; the half-decades between, and the "below 1e-17" bin squeezed
+        // between 0 and 1e-17, are unlabelled ticks, or the rotated labels would run into each other.
+        const bool labelled = layout == ErrorBins::PowersOfTwo || bin == 0 || bin == binCount - 1 || bin % 2 == 0;
         ticker->addTick(
             binPosition(bin), labelled ? QString::fromStdString(ErrorHistogram::binLabel(layout, bin)) : QString());
     }
@@ -317,6 +319,9 @@ void CorrectnessChart::rebuildDistribution()
     p->xAxis->setLabel(relative ? tr("error per element (%1)").arg(measures.join(QStringLiteral(", ")))
                                 : tr("distance per element (%1)").arg(measures.join(QStringLiteral(", "))));
     p->yAxis->setLabel(tr("elements"));
+    // Counts are whole numbers: plain "1, 2, 5, 100" rather than "2·10⁰".
+    setLogAxis(p->yAxis, QStringLiteral("g"));
+    p->yAxis->setNumberPrecision(7);
     p->xAxis->setRange(-0.7, (anyNonFinite ? m_nonFinitePosition : binPosition(last)) + 0.7);
     p->yAxis->setRange(kCountFloor, static_cast<double>(largestCount) * 4.0);
 }
