@@ -3,6 +3,9 @@
 #include "compute/core/errors.h"
 #include "compute/device/dynamic_library.h"
 
+#include <cstdlib>
+#include <memory>
+
 namespace ks::device {
 
 namespace {
@@ -16,11 +19,16 @@ const Loaded& load()
 {
     static const Loaded loaded = [] {
         Loaded l;
-        // The soname first (the loader's path and ldconfig), then the toolkit's own lib64, where the CUDA installer
-        // puts it without registering it; the unversioned name last (a development link to whatever is there).
-        static DynamicLibrary library {"libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so.13",
-            "/usr/local/cuda/targets/x86_64-linux/lib/libnvrtc.so.13", "libnvrtc.so",
-            "/usr/local/cuda/lib64/libnvrtc.so"};
+        // KS_NVRTC_LIBRARY names the library to use (one outside the usual places, or none at all). Otherwise the
+        // soname first (the loader's path and ldconfig), then the toolkit's own lib64, where the CUDA installer puts
+        // it without registering it; the unversioned name last (a development link to whatever is there).
+        const char* chosen = std::getenv("KS_NVRTC_LIBRARY");
+        static const std::unique_ptr<DynamicLibrary> owner(chosen && *chosen
+                ? new DynamicLibrary {chosen}
+                : new DynamicLibrary {"libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so.13",
+                    "/usr/local/cuda/targets/x86_64-linux/lib/libnvrtc.so.13", "libnvrtc.so",
+                    "/usr/local/cuda/lib64/libnvrtc.so"});
+        DynamicLibrary& library = *owner;
         if (!library.loaded()) {
             l.reason = "NVRTC is not installed here (" + library.error() + ")";
             return l;
