@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <limits>
-#include <numeric>
 #include <sstream>
 
 namespace ks {
@@ -316,7 +315,7 @@ namespace {
 
 constexpr std::string_view kMarker = "kernelscope:";
 
-/// The text after "// kernelscope:" when `line` is such a comment, else nullopt-like empty with found = false.
+/// True when `line` is a "// kernelscope:" comment; `text` then holds what follows the marker.
 bool declarationText(const std::string& line, std::string& text)
 {
     std::size_t pos = line.find_first_not_of(" \t");
