@@ -6,9 +6,12 @@
 #include "compute/core/registry.h"
 #include "compute/core/results_io.h"
 #include "compute/core/sweep.h"
+#include "compute/core/user_kernel.h"
 #include "compute/core/version.h"
 #include "compute/device/calibration.h"
 #include "compute/device/device_info.h"
+#include "compute/device/nvrtc_compiler.h"
+#include "compute/device/nvrtc_loader.h"
 #include "data/dataset_error.h"
 #include "data/host_memory.h"
 #include "data/reader_messages.h"
@@ -24,6 +27,8 @@
 #include <map>
 #include <memory>
 #include <ostream>
+#include <regex>
+#include <sstream>
 
 namespace ks::cli {
 
@@ -603,6 +608,129 @@ int compareCommand(const CompareArgs& a, std::ostream& out, std::ostream& err)
     out << comparison.summaryLine() << '\n';
     return comparison.anyRegression() ? kExitSlower : kExitOk;
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Bring your own kernel: templates and compilation (running user kernels comes with the worker process).
+
+/// The workloads with a user-kernel ABI, for messages.
+std::string userKernelWorkloadList()
+{
+    std::string list;
+    for (const std::string& w : userKernelWorkloads())
+        list += (list.empty() ? "" : ", ") + w;
+    return list;
+}
+
+const UserKernelAbi* requireUserKernelAbi(const std::string& workload, std::ostream& err)
+{
+    const UserKernelAbi* abi = findUserKernelAbi(workload);
+    if (!abi)
+        err << "error: workload '" << workload << "' takes no user kernels (those that do: " << userKernelWorkloadList()
+            << ")\n";
+    return abi;
+}
+
+int newKernelCommand(const std::string& workload, std::ostream& out, std::ostream& err)
+{
+    const UserKernelAbi* abi = requireUserKernelAbi(workload, err);
+    if (!abi)
+        return kExitBadInput;
+    out << abi->templateSource;
+    return kExitOk;
+}
+
+struct CompileArgs {
+    std::string workload;
+    std::string kernel;
+    std::vector<std::string> nvrtcOptions;
+    std::string arch;
+    std::string cacheDir;
+    std::string output;
+};
+
+/// The first CUDA device's architecture, else sm_90 (Hopper: what the device preset builds for).
+std::string defaultArchitecture()
+{
+    const std::vector<DeviceInfo> devices = device::cudaDevices();
+    if (!devices.empty())
+        return device::archForCapability(devices.front().ccMajor, devices.front().ccMinor);
+    return "sm_90";
+}
+
+int compileCommand(const CompileArgs& a, std::ostream& out, std::ostream& err)
+{
+    const UserKernelAbi* abi = requireUserKernelAbi(a.workload, err);
+    if (!abi)
+        return kExitBadInput;
+    std::ifstream in(a.kernel, std::ios::binary);
+    if (!in || std::filesystem::is_directory(a.kernel)) {
+        err << "error: " << a.kernel << ": " << (std::filesystem::exists(a.kernel) ? "cannot be read" : "no such file")
+            << '\n';
+        return kExitBadInput;
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    const std::string source = text.str();
+    const std::string arch = a.arch.empty() ? defaultArchitecture() : a.arch;
+    if (!device::isRealArchitecture(arch)) {
+        err << "error: --arch " << arch << " is not an architecture such as sm_90\n";
+        return kExitBadInput;
+    }
+
+    // Both the declaration and the code are checked, so one pass shows every problem.
+    bool failed = false;
+    LaunchDeclaration declaration;
+    try {
+        declaration = parseLaunchDeclaration(source, a.kernel, abi->sizeNames);
+    } catch (const UserKernelError& e) {
+        err << e.what() << '\n';
+        failed = true;
+    }
+    if (const std::string reason = device::nvrtcUnavailableReason(); !reason.empty()) {
+        err << "error: cannot compile " << a.kernel << ": " << reason << '\n';
+        return kExitBadInput;
+    }
+
+    device::CompileRequest request;
+    request.program = userKernelProgram(*abi, source, a.kernel);
+    request.programName = a.kernel;
+    request.arch = arch;
+    request.kind = device::CodeKind::Ptx;
+    request.extraOptions = a.nvrtcOptions;
+    device::KernelCache cache(
+        a.cacheDir.empty() ? device::KernelCache::defaultDirectory() : std::filesystem::path(a.cacheDir));
+    const device::CompiledKernel compiled = cache.compile(request);
+    for (const device::CompileDiagnostic& d : compiled.diagnostics)
+        err << d.text() << '\n';
+    if (!compiled.ok)
+        return kExitBadInput;
+    for (const LaunchStep& step : declaration.steps)
+        if (!std::regex_search(compiled.code, std::regex("\\.entry\\s+" + step.kernel + "\\s*\\("))) {
+            err << a.kernel << ":" << step.line << ": kernel '" << step.kernel
+                << "' is declared here but the file defines no extern \"C\" __global__ function of that name\n";
+            failed = true;
+        }
+    if (failed)
+        return kExitBadInput;
+
+    if (!a.output.empty()) {
+        std::ofstream ptx(a.output, std::ios::binary | std::ios::trunc);
+        ptx << compiled.code;
+        if (!ptx) {
+            err << "error: " << a.output << ": cannot be written\n";
+            return kExitBadInput;
+        }
+    }
+    out << a.kernel << ": compiled for " << arch << " with NVRTC " << device::nvrtcVersion() << " (PTX, "
+        << compiled.code.size() << " bytes" << (compiled.cacheHit ? ", cached" : "") << ")\n";
+    int index = 0;
+    for (const LaunchStep& step : declaration.steps)
+        out << "  " << ++index << ". " << step.kernel << "  block=" << step.block.text()
+            << "  grid=" << step.grid.text() << "  shared=" << step.shared.text() << '\n';
+    if (declaration.scratchLine != 0)
+        out << "  scratch=" << declaration.scratch.text() << " bytes\n";
+    return kExitOk;
+}
 } // namespace
 
 int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, std::stop_token stop)
@@ -675,6 +803,24 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     compare->add_option("--margin", c.margin, "Ratios within 1 ± this are unchanged however significant")
         ->capture_default_str();
 
+    std::string templateWorkload;
+    auto* newKernel = app.add_subcommand("new-kernel",
+        "Print a template user kernel for a workload: its launch declaration and extern \"C\" entry points, a correct, "
+        "simple kernel to start from");
+    newKernel->add_option("--workload,-w", templateWorkload, "Workload id (linreg, lrv, sdh, spmv)")->required();
+
+    CompileArgs k;
+    auto* compile = app.add_subcommand("compile",
+        "Compile a user kernel to PTX with NVRTC (no GPU needed) and check its launch declaration; errors name the "
+        "file and line, exit 2");
+    compile->add_option("--workload,-w", k.workload, "Workload id (linreg, lrv, sdh, spmv)")->required();
+    compile->add_option("--kernel,-k", k.kernel, "The user's .cu file")->required();
+    compile->add_option("--nvrtc-opt", k.nvrtcOptions, "An extra NVRTC option (repeatable; --nvrtc-opt=-DX=1)")
+        ->allow_extra_args(false);
+    compile->add_option("--arch", k.arch, "Target architecture, sm_XY (default: the first GPU's, else sm_90)");
+    compile->add_option("--cache-dir", k.cacheDir, "Compiled-kernel cache (default ~/.cache/kernelscope/kernels)");
+    compile->add_option("--output,-o", k.output, "Write the PTX to this file");
+
     std::vector<std::string> reversed(args.rbegin(), args.rend());
     try {
         app.parse(reversed);
@@ -699,6 +845,10 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
             return infoCommand(!noCalibrate, recalibrate, out, err);
         if (*compare)
             return compareCommand(c, out, err);
+        if (*newKernel)
+            return newKernelCommand(templateWorkload, out, err);
+        if (*compile)
+            return compileCommand(k, out, err);
         r.minRepsGiven = minReps->count() > 0;
         return runCommand(r, out, err, stop);
     } catch (const std::exception& e) {
