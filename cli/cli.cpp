@@ -140,7 +140,8 @@ public:
         if (m_anyNoisy)
             m_out << kNoisyMark
                   << " noisy: the run stopped on --time-limit (or --max-reps) before the standard error reached the "
-                     "--noise target; medRSE% is the relative standard error of the median. Raise --time-limit "
+                     "--noise target (with --decide: before its pairs reached a verdict); medRSE% is the relative "
+                     "standard error of the median. Raise --time-limit "
                      "(and --max-reps) for a firmer median\n";
         if (m_anyNondeterministic)
             m_out << kNondeterministicMark
