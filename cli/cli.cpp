@@ -1,5 +1,6 @@
 #include "cli/cli.h"
 
+#include "compute/core/clock_sampler.h"
 #include "compute/core/compare.h"
 #include "compute/core/decide.h"
 #include "compute/core/errors.h"
@@ -10,6 +11,7 @@
 #include "compute/core/version.h"
 #include "compute/device/calibration.h"
 #include "compute/device/device_info.h"
+#include "compute/device/nvml_sampler.h"
 #include "compute/device/nvrtc_compiler.h"
 #include "compute/device/nvrtc_loader.h"
 #include "data/dataset_error.h"
@@ -145,7 +147,8 @@ public:
         if (m_anyNoisy)
             m_out << kNoisyMark
                   << " noisy: the run stopped on --time-limit (or --max-reps) before the standard error reached the "
-                     "--noise target; medRSE% is the relative standard error of the median. Raise --time-limit "
+                     "--noise target (with --decide: before its pairs reached a verdict); medRSE% is the relative "
+                     "standard error of the median. Raise --time-limit "
                      "(and --max-reps) for a firmer median\n";
         if (m_anyNondeterministic)
             m_out << kNondeterministicMark
@@ -250,13 +253,53 @@ void printCeilings(std::ostream& out, const Ceilings& c)
         << fmt("%.0f", c.fp64Gflops) << " GFLOP/s\n";
 }
 
+} // namespace
+
+void printClocks(std::ostream& out, ClockSampler& sampler, bool gpu)
+{
+    if (const std::string reason = sampler.unavailableReason(); !reason.empty()) {
+        out << "  clocks: unavailable: " << reason << '\n';
+        return;
+    }
+    const std::optional<ClockSample> s = sampler.sample();
+    if (!s) {
+        out << "  clocks: unavailable: " << sampler.source() << " gave no reading\n";
+        return;
+    }
+    out << "  clocks now (" << sampler.source() << "): ";
+    if (!gpu) {
+        out << "mean core frequency " << fmt("%.0f", s->smClockMHz) << " MHz\n";
+        return;
+    }
+    // A field the GPU does not report is 0 (ClockSample): said so rather than printed as 0.
+    auto reading = [](double v, const char* pattern, const char* what) {
+        return v > 0.0 ? fmt(pattern, v) : std::string(what) + " not reported";
+    };
+    out << "SM " << fmt("%.0f", s->smClockMHz) << " MHz, " << reading(s->memClockMHz, "memory %.0f MHz", "memory clock")
+        << ", " << reading(s->temperatureC, "%.0f °C", "temperature") << ", " << reading(s->powerW, "%.1f W", "power")
+        << '\n';
+    const std::uint64_t throttling = s->throttleReasons & kThrottlingReasons;
+    const std::uint64_t others = s->throttleReasons & ~kThrottlingReasons;
+    out << "  throttle reasons: " << (throttling ? "throttled (" + throttleReasonNames(throttling) + ")" : "none");
+    if (others)
+        out << "; other clock events: " << throttleReasonNames(others);
+    out << '\n';
+}
+
+namespace {
+
 int infoCommand(bool calibrate, bool recalibrate, std::ostream& out, std::ostream& err)
 {
     out << "KernelScope " << version() << "\n\nhost:\n";
     printDevice(out, device::hostInfo());
+    CpufreqSampler cpufreq;
+    printClocks(out, cpufreq, false);
     if (calibrate)
         printCeilings(out, calibration::forHost(!recalibrate));
     out << "\nCUDA devices:\n";
+    // NVML is asked apart from CUDA: a driver without a usable CUDA runtime (or the reverse) is worth telling apart.
+    const std::string nvmlReason = device::nvmlUnavailableReason();
+    out << "  NVML: " << (nvmlReason.empty() ? "available" : "unavailable: " + nvmlReason) << '\n';
     const std::string reason = device::cudaUnavailableReason();
     if (!reason.empty()) {
         out << "  none: " << reason << '\n';
@@ -264,6 +307,7 @@ int infoCommand(bool calibrate, bool recalibrate, std::ostream& out, std::ostrea
     }
     for (const auto& d : device::cudaDevices()) {
         printDevice(out, d);
+        printClocks(out, *device::nvmlSampler(d.uuid), true);
         if (calibrate) {
             try {
                 printCeilings(out, calibration::forDevice(d.index, !recalibrate));

@@ -5,6 +5,10 @@
 #include <string>
 #include <vector>
 
+namespace ks {
+class ClockSampler;
+}
+
 namespace ks::cli {
 
 /// Exit codes of kernelscope-cli.
@@ -19,5 +23,9 @@ enum ExitCode : int {
 
 /// The whole command line: `args` excludes the program name. Tables go to `out`, progress and errors to `err`.
 int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, std::stop_token stop = {});
+
+/// info's lines on a device's clocks as `sampler` reads them now: the host's mean core frequency, or a GPU's SM and
+/// memory clocks, temperature, power and active throttle reasons; the sampler's reason when it has no reading.
+void printClocks(std::ostream& out, ClockSampler& sampler, bool gpu);
 
 } // namespace ks::cli

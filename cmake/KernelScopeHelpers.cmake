@@ -1,3 +1,21 @@
+# nvcc hands host code to CMAKE_CUDA_HOST_COMPILER, or to the g++ on PATH when none is named; CMake 3.25 knows neither
+# its id nor its version, so ask it here once, for the CUDA -Werror below to follow the C++ rule.
+set(KS_CUDA_HOST_IS_GCC_BEFORE_13 OFF)
+if(CMAKE_CUDA_COMPILER)
+    if(CMAKE_CUDA_HOST_COMPILER)
+        set(ks_cuda_host "${CMAKE_CUDA_HOST_COMPILER}")
+    else()
+        set(ks_cuda_host g++)
+    endif()
+    execute_process(COMMAND ${ks_cuda_host} --version OUTPUT_VARIABLE ks_host_banner ERROR_QUIET)
+    execute_process(COMMAND ${ks_cuda_host} -dumpfullversion OUTPUT_VARIABLE ks_host_version
+        OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    # clang answers -dumpfullversion too; its banner names it.
+    if(ks_host_version AND NOT ks_host_banner MATCHES "clang" AND ks_host_version VERSION_LESS 13)
+        set(KS_CUDA_HOST_IS_GCC_BEFORE_13 ON)
+    endif()
+endif()
+
 # Shared settings for every KernelScope target.
 function(ks_target_defaults target)
     target_compile_features(${target} PUBLIC cxx_std_20)
@@ -7,7 +25,10 @@ function(ks_target_defaults target)
         $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${KS_WARNINGS_AS_ERRORS}>,$<CXX_COMPILER_ID:GNU>,$<VERSION_LESS:$<CXX_COMPILER_VERSION>,13>>:-Werror>
         # GCC 12 reports false -Wrestrict overlaps inside std::string's operator+ (GCC bug 105329).
         $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:GNU>,$<VERSION_LESS:$<CXX_COMPILER_VERSION>,13>>:-Wno-restrict>
-        $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -Xcompiler=-Wall>)
+        $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -Xcompiler=-Wall -Xcompiler=-Wextra>
+        # The host compiler's warnings on .cu files, as errors under the same rule as C++ (nvcc's own advisories,
+        # which `-Werror all-warnings` would also fail on, stay warnings).
+        $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<BOOL:${KS_WARNINGS_AS_ERRORS}>,$<BOOL:${KS_CUDA_HOST_IS_GCC_BEFORE_13}>>:-Xcompiler=-Werror>)
 endfunction()
 
 # One way to declare a test: ks_add_test(NAME SOURCES ... LIBS ... [LABELS ...] [OWN_MAIN] [SERIAL])

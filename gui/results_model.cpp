@@ -48,6 +48,8 @@ QString noiseToolTip(const Summary& s)
         return text + QObject::tr("\nStopped: the workload's fixed number of repetitions");
     case StopReason::Cancelled:
         return text + QObject::tr("\nStopped: cancelled");
+    case StopReason::Decided:
+        return text + QObject::tr("\nStopped: the A/B decision reached its verdict");
     case StopReason::TimeLimit:
         return text
             + QObject::tr("\n%1 Noisy: the run stopped on the time limit before the standard error reached the noise "

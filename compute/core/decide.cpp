@@ -272,6 +272,8 @@ DecideOutcome decide(const Runner& runner, const DecideRequest& request, RunObse
     int rounds = 0;
     bool cancelled = false;
     std::string stopReason;
+    // Why the rounds ended with a pair still open, for the Summaries (the Decisions carry the text above).
+    StopReason endReason = StopReason::None;
 
     auto undecidedLivePairs = [&] {
         std::size_t live = 0;
@@ -284,6 +286,7 @@ DecideOutcome decide(const Runner& runner, const DecideRequest& request, RunObse
         if (stop.stop_requested()) {
             cancelled = true;
             stopReason = "cancelled";
+            endReason = StopReason::Cancelled;
             break;
         }
         // Fisher–Yates with the generator's raw output (std::shuffle's distribution differs between standard
@@ -336,10 +339,14 @@ DecideOutcome decide(const Runner& runner, const DecideRequest& request, RunObse
             break;
         if (rounds >= maxRounds) {
             stopReason = "max repetitions";
+            // As in the runner, a count the workload fixes is no limit a user could raise: not noisy.
+            endReason
+                = fixed && *fixed <= runOptions.maxRepetitions ? StopReason::FixedCount : StopReason::MaxRepetitions;
             break;
         }
         if (timeUp()) {
             stopReason = "time limit";
+            endReason = StopReason::TimeLimit;
             break;
         }
     }
@@ -361,14 +368,38 @@ DecideOutcome decide(const Runner& runner, const DecideRequest& request, RunObse
         decisions[p] = std::move(d);
     }
 
+    // A variant's repetitions stopped on the limit that ended the rounds while one of its pairs with a measured
+    // partner was still open (so an undecided pair's rows are noisy), else on the verdicts of its pairs; a variant
+    // whose every partner failed before a verdict has none.
+    auto variantStopReason = [&](std::size_t index) {
+        if (cancelled)
+            return StopReason::Cancelled;
+        bool anyDecided = false;
+        for (std::size_t p = 0; p < pairCount; ++p) {
+            const std::size_t partner = index == 0 ? p + 1 : 0;
+            if (index != 0 && index != p + 1)
+                continue;
+            if (decided[p])
+                anyDecided = true;
+            else if (contestants[partner].live)
+                return endReason;
+        }
+        return anyDecided ? StopReason::Decided : StopReason::None;
+    };
+    std::vector<StopReason> stopReasons;
+    for (std::size_t i = 0; i < contestants.size(); ++i)
+        stopReasons.push_back(variantStopReason(i));
+
     DecideOutcome outcome;
-    for (Contestant& c : contestants) {
+    for (std::size_t index = 0; index < contestants.size(); ++index) {
+        Contestant& c = contestants[index];
         Summary& s = c.summary;
         Outcome result = c.live ? Outcome::Passed : c.stoppedWith;
         std::string message = c.message;
         if (c.live && c.stats.count() > 0) {
             try {
                 detail::recordResult(s, *c.prepared, c.request, cancelled);
+                s.stopReason = stopReasons[index];
                 message = c.prepared->note();
                 if (cancelled) {
                     result = Outcome::Cancelled;

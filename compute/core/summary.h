@@ -31,15 +31,19 @@ Outcome outcomeFromName(const std::string& name);
 
 /// Why the runner stopped repeating a run.
 enum class StopReason {
-    None, ///< it timed nothing to the end: skipped, failed, or read from a file older than the field
+    None, ///< it timed nothing to the end: skipped, failed, a decision whose every partner failed, or an older file
     NoiseTarget, ///< the relative standard error of the mean reached the noise target
     TimeLimit, ///< the time limit came first
     MaxRepetitions, ///< the maximum count came first
     FixedCount, ///< the workload fixes the count (cnn's steps): no noise target applies
     Cancelled,
+    /// An A/B decision (decide.h) reached a verdict on every pair the variant is in: the question was answered, so no
+    /// noise target applies. Last, so the names before it keep their meaning in older files.
+    Decided,
 };
 
-/// The CSV/JSON spelling: "", "noise_target", "time_limit", "max_repetitions", "fixed_count", "cancelled".
+/// The CSV/JSON spelling: "", "noise_target", "time_limit", "max_repetitions", "fixed_count", "cancelled",
+/// "decided".
 inline const char* stopReasonName(StopReason reason)
 {
     switch (reason) {
@@ -53,6 +57,8 @@ inline const char* stopReasonName(StopReason reason)
         return "fixed_count";
     case StopReason::Cancelled:
         return "cancelled";
+    case StopReason::Decided:
+        return "decided";
     case StopReason::None:
         break;
     }
@@ -63,7 +69,7 @@ inline const char* stopReasonName(StopReason reason)
 inline StopReason stopReasonFromName(const std::string& name)
 {
     for (auto reason : {StopReason::NoiseTarget, StopReason::TimeLimit, StopReason::MaxRepetitions,
-             StopReason::FixedCount, StopReason::Cancelled})
+             StopReason::FixedCount, StopReason::Cancelled, StopReason::Decided})
         if (name == stopReasonName(reason))
             return reason;
     return StopReason::None;
@@ -97,7 +103,8 @@ struct Summary {
     std::optional<double> medianRsePct;
     StopReason stopReason = StopReason::None;
     /// The repetitions stopped on the time limit or the maximum count before their standard error reached the noise
-    /// target: the median is less certain than asked for (medianRsePct says by how much). Never for a fixed count.
+    /// target, or (in an A/B decision) before its pairs reached a verdict: the median is less certain than asked for
+    /// (medianRsePct says by how much). Never for a fixed count.
     bool noisy() const { return stopReason == StopReason::TimeLimit || stopReason == StopReason::MaxRepetitions; }
     double transferMs = 0.0;
 

@@ -1,7 +1,9 @@
 // kernelscope-cli driven in-process: list, run with files out, and every kind of bad input.
 #include "cli/cli.h"
+#include "compute/core/clock_sampler.h"
 #include "compute/core/results_io.h"
 #include "compute/device/device_info.h"
+#include "compute/device/nvml_sampler.h"
 #include "data/delimited_text.h"
 #include "data/text_file.h"
 
@@ -63,6 +65,99 @@ TEST_F(Cli, InfoDescribesTheHostAndDevices)
     EXPECT_EQ(cli({"info", "--no-calibrate"}), kExitOk);
     EXPECT_NE(m_out.str().find("host:"), std::string::npos);
     EXPECT_NE(m_out.str().find("CUDA devices:"), std::string::npos);
+}
+
+TEST_F(Cli, InfoSaysWhetherClocksCanBeReadAndWhyNot)
+{
+    EXPECT_EQ(cli({"info", "--no-calibrate"}), kExitOk);
+    const std::string out = m_out.str();
+    const std::size_t cuda = out.find("CUDA devices:");
+    ASSERT_NE(cuda, std::string::npos);
+    // The host's line sits in its section: its frequency where cpufreq is exposed, else the sampler's reason.
+    const std::string cpufreqReason = CpufreqSampler().unavailableReason();
+    const std::string hostLine = cpufreqReason.empty() ? "  clocks now (cpufreq): mean core frequency "
+                                                       : "  clocks: unavailable: " + cpufreqReason + "\n";
+    EXPECT_LT(out.find(hostLine), cuda) << out;
+    const std::string nvmlReason = device::nvmlUnavailableReason();
+    const std::string nvmlLine
+        = nvmlReason.empty() ? "  NVML: available\n" : "  NVML: unavailable: " + nvmlReason + "\n";
+    const std::size_t nvml = out.find(nvmlLine);
+    ASSERT_NE(nvml, std::string::npos) << out;
+    EXPECT_GT(nvml, cuda);
+    if (device::cudaUnavailableReason().empty()) {
+        // Every device has its clock lines, or NVML's reason for having none.
+        const std::string perDevice
+            = nvmlReason.empty() ? "  clocks now (nvml): SM " : "  clocks: unavailable: " + nvmlReason;
+        EXPECT_NE(out.find(perDevice, nvml), std::string::npos) << out;
+    }
+}
+
+class FixedSampler final : public ClockSampler {
+public:
+    std::string reason;
+    std::optional<ClockSample> reading;
+    std::string source() const override { return "nvml"; }
+    std::string unavailableReason() const override { return reason; }
+    std::optional<ClockSample> sample() override { return reading; }
+};
+
+TEST(CliClocks, GpuLinesNameTheClocksAndWhatThrottlesThem)
+{
+    FixedSampler sampler;
+    ClockSample s;
+    s.smClockMHz = 1755;
+    s.memClockMHz = 2619;
+    s.temperatureC = 61;
+    s.powerW = 312.4;
+    s.throttleReasons = kThrottleSwPowerCap | kThrottleGpuIdle;
+    sampler.reading = s;
+    std::ostringstream out;
+    printClocks(out, sampler, true);
+    EXPECT_EQ(out.str(),
+        "  clocks now (nvml): SM 1755 MHz, memory 2619 MHz, 61 °C, 312.4 W\n"
+        "  throttle reasons: throttled (SwPowerCap); other clock events: GpuIdle\n");
+
+    // Not throttled, and a board that reports no power: said, not printed as 0 W.
+    s.throttleReasons = 0;
+    s.powerW = 0.0;
+    sampler.reading = s;
+    out.str("");
+    printClocks(out, sampler, true);
+    EXPECT_EQ(out.str(),
+        "  clocks now (nvml): SM 1755 MHz, memory 2619 MHz, 61 °C, power not reported\n"
+        "  throttle reasons: none\n");
+
+    sampler.reading.reset();
+    out.str("");
+    printClocks(out, sampler, true);
+    EXPECT_EQ(out.str(), "  clocks: unavailable: nvml gave no reading\n");
+
+    sampler.reason = "NVML not found (libnvidia-ml.so.1: cannot open shared object file)";
+    out.str("");
+    printClocks(out, sampler, true);
+    EXPECT_EQ(out.str(), "  clocks: unavailable: NVML not found (libnvidia-ml.so.1: cannot open shared object file)\n");
+}
+
+TEST(CliClocks, HostLineIsTheMeanCoreFrequency)
+{
+    const auto root = std::filesystem::temp_directory_path() / ("ks_cli_cpufreq_" + std::to_string(::getpid()));
+    for (const auto& [cpu, kHz] : {std::pair {"cpu0", "2000000"}, std::pair {"cpu1", "3000000"}}) {
+        std::filesystem::create_directories(root / cpu / "cpufreq");
+        std::ofstream(root / cpu / "cpufreq" / "scaling_cur_freq") << kHz << '\n';
+    }
+    CpufreqSampler sampler(root.string());
+    std::ostringstream out;
+    printClocks(out, sampler, false);
+    EXPECT_EQ(out.str(), "  clocks now (cpufreq): mean core frequency 2500 MHz\n");
+
+    std::filesystem::remove_all(root / "cpu0");
+    std::filesystem::remove_all(root / "cpu1");
+    CpufreqSampler none(root.string());
+    out.str("");
+    printClocks(out, none, false);
+    EXPECT_EQ(out.str(), "  clocks: unavailable: " + none.unavailableReason() + "\n");
+    EXPECT_NE(out.str().find("cpufreq not exposed"), std::string::npos);
+    std::filesystem::remove_all(root);
 }
 
 TEST_F(Cli, RunWritesTableCsvJsonAndOutput)

@@ -56,6 +56,8 @@ TEST_F(CliDecide, DecidesBetweenTwoCpuVariantsAndWritesTheVerdict)
     for (const auto& s : summaries) {
         EXPECT_EQ(s.outcome, Outcome::Passed) << s.message;
         EXPECT_TRUE(s.delta.computed);
+        EXPECT_EQ(s.stopReason, StopReason::Decided) << s.variant;
+        EXPECT_FALSE(s.noisy()) << s.variant;
     }
     const auto decisions = readDecisions(json);
     ASSERT_EQ(decisions.size(), 1u);
@@ -69,9 +71,18 @@ TEST_F(CliDecide, DecidesBetweenTwoCpuVariantsAndWritesTheVerdict)
 TEST_F(CliDecide, TooFewRoundsForAnIntervalExitFourWithTheReason)
 {
     EXPECT_EQ(cli({"run", "--workload", "linreg", "--decide", "reference,cpu_four_sums", "--generate", "n=1000",
-                  "--min-reps", "2", "--max-reps", "3", "--no-calibrate", "--quiet"}),
+                  "--min-reps", "2", "--max-reps", "3", "--no-calibrate", "--csv", path("undecided.csv")}),
         kExitUndecided);
-    EXPECT_NE(m_out.str().find("→ undecided (max repetitions), after 3 rounds"), std::string::npos) << m_out.str();
+    const std::string out = m_out.str();
+    EXPECT_NE(out.find("→ undecided (max repetitions), after 3 rounds"), std::string::npos) << out;
+    // Both rows say the limit ended them before a verdict, and the table's legend says what the mark means.
+    const auto rows = readCsv(path("undecided.csv"));
+    ASSERT_EQ(rows.size(), 2u);
+    for (const auto& s : rows) {
+        EXPECT_EQ(s.stopReason, StopReason::MaxRepetitions) << s.variant;
+        EXPECT_TRUE(s.noisy()) << s.variant;
+    }
+    EXPECT_NE(out.find("(with --decide: before its pairs reached a verdict)"), std::string::npos) << out;
 }
 
 TEST_F(CliDecide, BadDecisionArgumentsExitTwoWithOneLine)

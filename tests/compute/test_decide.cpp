@@ -203,6 +203,12 @@ TEST(Decide, IdenticalVariantsAreEquivalentWithinAMargin)
     EXPECT_EQ(d.variantB, "scripted");
     EXPECT_EQ(d.workload, "fake");
     EXPECT_EQ(d.size, 10u);
+    // The verdict answered the question: both rows say so, and neither is noisy.
+    ASSERT_EQ(out.summaries.size(), 2u);
+    for (const auto& s : out.summaries) {
+        EXPECT_EQ(s.stopReason, StopReason::Decided) << s.variant;
+        EXPECT_FALSE(s.noisy()) << s.variant;
+    }
 }
 
 TEST(Decide, IdenticalVariantsAreUndecidedWithoutAMargin)
@@ -221,6 +227,24 @@ TEST(Decide, IdenticalVariantsAreUndecidedWithoutAMargin)
         EXPECT_EQ(s.outcome, Outcome::Passed) << s.message;
         EXPECT_EQ(s.repetitions, 300);
         EXPECT_TRUE(s.delta.computed);
+        EXPECT_EQ(s.stopReason, StopReason::MaxRepetitions);
+        EXPECT_TRUE(s.noisy()) << "an undecided pair's rows are less certain than asked for";
+    }
+}
+
+TEST(Decide, AFixedCountEndsUndecidedButNotNoisy)
+{
+    // As in the runner: a count the workload fixes (cnn's steps) is no limit a user could raise.
+    Script fixedB {noisyDurations(1.0)};
+    fixedB.fixedRepetitions = 20;
+    Fixture f(fixedB, Script {noisyDurations(1.0)});
+    Recorder recorder;
+    const DecideOutcome out = f.decide(DecideOptions {}, quickOptions(), recorder);
+    EXPECT_EQ(out.decisions.front().verdict, DecisionVerdict::Undecided);
+    EXPECT_EQ(out.decisions.front().rounds, 20);
+    for (const auto& s : out.summaries) {
+        EXPECT_EQ(s.stopReason, StopReason::FixedCount) << s.variant;
+        EXPECT_FALSE(s.noisy()) << s.variant;
     }
 }
 
@@ -300,6 +324,10 @@ TEST(Decide, StopsAtTheTimeLimitOfAllVariants)
     EXPECT_EQ(d.verdict, DecisionVerdict::Undecided);
     EXPECT_EQ(d.stopReason, "time limit");
     EXPECT_EQ(d.rounds, 10);
+    for (const auto& s : out.summaries) {
+        EXPECT_EQ(s.stopReason, StopReason::TimeLimit) << s.variant;
+        EXPECT_TRUE(s.noisy()) << s.variant;
+    }
 }
 
 TEST(Decide, AFailingVariantEndsItsPairUndecidedAndKeepsTheOthers)
@@ -319,6 +347,9 @@ TEST(Decide, AFailingVariantEndsItsPairUndecidedAndKeepsTheOthers)
     EXPECT_EQ(out.summaries[1].outcome, Outcome::Failed);
     EXPECT_NE(out.summaries[1].message.find("scripted failure"), std::string::npos);
     EXPECT_EQ(out.summaries[1].repetitions, 4); // one warm-up, then four timed calls before the fifth threw
+    // A's only partner failed before a verdict: no limit and no verdict ended A's repetitions.
+    EXPECT_EQ(out.summaries[0].stopReason, StopReason::None);
+    EXPECT_EQ(out.summaries[1].stopReason, StopReason::None);
 }
 
 TEST(Decide, AFailingInItsWarmUpLeavesTheOthersUnmeasuredAndSaysWhy)
@@ -354,6 +385,10 @@ TEST(Decide, ComparesEveryVariantWithTheFirstAndSkipsTheUnavailable)
     EXPECT_NE(out.decisions[1].stopReason.find("unbuilt skipped"), std::string::npos) << out.decisions[1].stopReason;
     ASSERT_EQ(out.summaries.size(), 3u);
     EXPECT_EQ(out.summaries[2].outcome, Outcome::Skipped);
+    // A's pair with the skipped variant never ran: its one measured pair's verdict is why it stopped.
+    EXPECT_EQ(out.summaries[0].stopReason, StopReason::Decided);
+    EXPECT_EQ(out.summaries[1].stopReason, StopReason::Decided);
+    EXPECT_EQ(out.summaries[2].stopReason, StopReason::None);
 }
 
 TEST(Decide, CancellingKeepsTheSamplesAndSaysSo)
@@ -370,6 +405,8 @@ TEST(Decide, CancellingKeepsTheSamplesAndSaysSo)
     for (const auto& s : out.summaries) {
         EXPECT_EQ(s.outcome, Outcome::Cancelled);
         EXPECT_EQ(s.repetitions, 4);
+        EXPECT_EQ(s.stopReason, StopReason::Cancelled);
+        EXPECT_FALSE(s.noisy());
     }
 }
 
@@ -443,6 +480,7 @@ TEST(Decide, JsonRoundTripsDecisionsBesideTheSummaries)
     const auto summaries = readJson(path);
     ASSERT_EQ(summaries.size(), 2u);
     EXPECT_EQ(summaries[1].samplesMs, out.summaries[1].samplesMs);
+    EXPECT_EQ(summaries[1].stopReason, StopReason::Decided);
     const auto decisions = readDecisions(path);
     ASSERT_EQ(decisions.size(), 2u);
     for (std::size_t i = 0; i < 2; ++i) {
@@ -466,6 +504,40 @@ TEST(Decide, JsonRoundTripsDecisionsBesideTheSummaries)
     writeJson(path, out.summaries);
     EXPECT_TRUE(readDecisions(path).empty());
     EXPECT_EQ(readJson(path).size(), 2u);
+    std::filesystem::remove(path);
+}
+
+TEST(Decide, CsvSaysWhyEachRowStoppedAndReadsItBack)
+{
+    // Five rounds at most: the pair stays undecided and both rows are noisy; a decided pair's rows are not.
+    Fixture f(Script {noisyDurations(1.0)}, Script {noisyDurations(1.0)});
+    Recorder recorder;
+    RunOptions run = quickOptions();
+    run.maxRepetitions = 5;
+    std::vector<Summary> rows = f.decide(DecideOptions {}, run, recorder).summaries;
+    Fixture slower(Script {noisyDurations(1.2, 5)}, Script {noisyDurations(1.0)});
+    for (Summary& s : slower.decide(DecideOptions {}, quickOptions(), recorder).summaries)
+        rows.push_back(std::move(s));
+    ASSERT_EQ(rows.size(), 4u);
+
+    const auto& columns = csvColumns();
+    const auto at = [&](const std::string& name) {
+        return static_cast<std::size_t>(std::find(columns.begin(), columns.end(), name) - columns.begin());
+    };
+    const std::vector<std::string> reasons {"max_repetitions", "max_repetitions", "decided", "decided"};
+    const std::vector<std::string> noisy {"yes", "yes", "no", "no"};
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        EXPECT_EQ(csvRow(rows[i])[at("stop_reason")], reasons[i]) << i;
+        EXPECT_EQ(csvRow(rows[i])[at("noisy")], noisy[i]) << i;
+    }
+    const auto path = (std::filesystem::temp_directory_path() / "ks_test_decide.csv").string();
+    writeCsv(path, rows);
+    const auto back = readCsv(path);
+    ASSERT_EQ(back.size(), rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        EXPECT_EQ(back[i].stopReason, rows[i].stopReason) << i;
+        EXPECT_EQ(back[i].noisy(), rows[i].noisy()) << i;
+    }
     std::filesystem::remove(path);
 }
 
