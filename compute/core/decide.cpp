@@ -6,14 +6,12 @@
 #include "compute/core/errors.h"
 #include "compute/core/results_io.h"
 #include "compute/core/run_parts.h"
-#include "compute/core/version.h"
 #include "compute/device/device_info.h"
 #include "data/dataset_error.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -529,33 +527,16 @@ Decision decisionFromJson(const nlohmann::ordered_json& j)
 
 void writeJson(const std::string& path, const std::vector<Summary>& summaries, const std::vector<Decision>& decisions)
 {
-    nlohmann::ordered_json j;
-    j["kernelscope_version"] = version();
-    j["summaries"] = nlohmann::ordered_json::array();
-    for (const auto& s : summaries)
-        j["summaries"].push_back(toJson(s));
+    nlohmann::ordered_json j = resultsDocument(summaries);
     j["decisions"] = nlohmann::ordered_json::array();
     for (const auto& d : decisions)
         j["decisions"].push_back(toJson(d));
-    std::ofstream out(path, std::ios::trunc);
-    if (!out)
-        throw std::runtime_error(path + ": cannot open for writing");
-    out << j.dump(1) << '\n';
-    if (!out)
-        throw std::runtime_error(path + ": write failed (disk full?)");
+    writeJsonDocument(path, j);
 }
 
 std::vector<Decision> readDecisions(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
-        throw data::DatasetError(path, "", "cannot open");
-    nlohmann::ordered_json j;
-    try {
-        j = nlohmann::ordered_json::parse(in);
-    } catch (const nlohmann::ordered_json::parse_error& e) {
-        throw data::DatasetError(path, "byte " + std::to_string(e.byte), "not valid JSON");
-    }
+    const nlohmann::ordered_json j = readJsonDocument(path);
     std::vector<Decision> out;
     if (!j.is_object() || !j.contains("decisions"))
         return out;

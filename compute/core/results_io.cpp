@@ -720,32 +720,46 @@ Summary summaryFromJson(const nlohmann::ordered_json& j)
     return s;
 }
 
-void writeJson(const std::string& path, const std::vector<Summary>& summaries)
+nlohmann::ordered_json resultsDocument(const std::vector<Summary>& summaries)
 {
     nlohmann::ordered_json j;
     j["kernelscope_version"] = version();
     j["summaries"] = nlohmann::ordered_json::array();
     for (const auto& s : summaries)
         j["summaries"].push_back(toJson(s));
+    return j;
+}
+
+void writeJsonDocument(const std::string& path, const nlohmann::ordered_json& document)
+{
     std::ofstream out(path, std::ios::trunc);
     if (!out)
         throw std::runtime_error(path + ": cannot open for writing");
-    out << j.dump(1) << '\n';
+    out << document.dump(1) << '\n';
     if (!out)
         throw std::runtime_error(path + ": write failed (disk full?)");
 }
 
-std::vector<Summary> readJson(const std::string& path)
+nlohmann::ordered_json readJsonDocument(const std::string& path)
 {
     std::ifstream in(path);
     if (!in)
         throw data::DatasetError(path, "", "cannot open");
-    nlohmann::ordered_json j;
     try {
-        j = nlohmann::ordered_json::parse(in);
+        return nlohmann::ordered_json::parse(in);
     } catch (const nlohmann::ordered_json::parse_error& e) {
         throw data::DatasetError(path, "byte " + std::to_string(e.byte), "not valid JSON");
     }
+}
+
+void writeJson(const std::string& path, const std::vector<Summary>& summaries)
+{
+    writeJsonDocument(path, resultsDocument(summaries));
+}
+
+std::vector<Summary> readJson(const std::string& path)
+{
+    const nlohmann::ordered_json j = readJsonDocument(path);
     if (!j.is_object() || !j.contains("summaries") || !j["summaries"].is_array())
         throw data::DatasetError(path, "", "no \"summaries\" array: not a KernelScope results file");
     std::vector<Summary> out;

@@ -40,6 +40,12 @@ nlohmann::ordered_json toJson(const Summary& summary);
 Summary summaryFromJson(const nlohmann::ordered_json& json);
 /// {"kernelscope_version": ..., "summaries": [...]}
 void writeJson(const std::string& path, const std::vector<Summary>& summaries);
+/// The document writeJson writes, for files that add keys after "summaries" (decisions).
+nlohmann::ordered_json resultsDocument(const std::vector<Summary>& summaries);
+/// Writes a JSON document, one space of indent; throws std::runtime_error naming the file when it cannot be written.
+void writeJsonDocument(const std::string& path, const nlohmann::ordered_json& document);
+/// Parses a JSON file; throws data::DatasetError naming the file (and the byte where the JSON goes wrong).
+nlohmann::ordered_json readJsonDocument(const std::string& path);
 /// Reads what writeJson wrote; throws data::DatasetError naming the file and the problem.
 std::vector<Summary> readJson(const std::string& path);
 
