@@ -1,5 +1,6 @@
 // kernelscope-cli driven in-process: list, run with files out, and every kind of bad input.
 #include "cli/cli.h"
+#include "cli_fixture.h"
 #include "compute/core/clock_sampler.h"
 #include "compute/core/results_io.h"
 #include "compute/device/device_info.h"
@@ -16,29 +17,7 @@
 namespace ks::cli {
 namespace {
 
-class Cli : public ::testing::Test {
-protected:
-    void SetUp() override
-    {
-        m_dir = std::filesystem::temp_directory_path()
-            / ("ks_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_"
-                + std::to_string(::getpid()));
-        std::filesystem::create_directories(m_dir);
-    }
-    void TearDown() override { std::filesystem::remove_all(m_dir); }
-    std::string path(const std::string& name) const { return (m_dir / name).string(); }
-
-    int cli(std::vector<std::string> args)
-    {
-        m_out.str("");
-        m_err.str("");
-        return runCli(args, m_out, m_err);
-    }
-
-    std::filesystem::path m_dir;
-    std::ostringstream m_out;
-    std::ostringstream m_err;
-};
+class Cli : public test::CliTest { };
 
 std::vector<data::TextRow> csvRows(const std::string& path)
 {

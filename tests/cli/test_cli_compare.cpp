@@ -1,5 +1,6 @@
 // kernelscope-cli compare: the table, the summary line and the exit statuses a CI gate relies on.
 #include "cli/cli.h"
+#include "cli_fixture.h"
 #include "compute/core/results_io.h"
 
 #include <filesystem>
@@ -33,32 +34,16 @@ Summary timedRow(const std::string& variant, double medianMs, unsigned seed)
     return s;
 }
 
-class CliCompare : public ::testing::Test {
+class CliCompare : public test::CliTest {
 protected:
     void SetUp() override
     {
-        m_dir = std::filesystem::temp_directory_path()
-            / ("ks_cli_compare_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_"
-                + std::to_string(::getpid()));
-        std::filesystem::create_directories(m_dir);
+        CliTest::SetUp();
         writeJson(path("old.json"), {timedRow("reference", 1.0, 1), timedRow("cpu_four_sums", 0.5, 2)});
         // reference unchanged, cpu_four_sums 10 % slower, cpu_openmp new.
         writeJson(path("new.json"),
             {timedRow("reference", 1.0, 3), timedRow("cpu_four_sums", 0.55, 4), timedRow("cpu_openmp", 0.2, 5)});
     }
-    void TearDown() override { std::filesystem::remove_all(m_dir); }
-    std::string path(const std::string& name) const { return (m_dir / name).string(); }
-
-    int cli(std::vector<std::string> args)
-    {
-        m_out.str("");
-        m_err.str("");
-        return runCli(args, m_out, m_err);
-    }
-
-    std::filesystem::path m_dir;
-    std::ostringstream m_out;
-    std::ostringstream m_err;
 };
 
 TEST_F(CliCompare, AFileAgainstItselfIsUnchangedAndExitsZero)

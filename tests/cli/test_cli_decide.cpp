@@ -1,6 +1,7 @@
 // kernelscope-cli run --decide: two CPU variants of linreg interleaved, the verdict line, the JSON decisions and the
 // exit status.
 #include "cli/cli.h"
+#include "cli_fixture.h"
 #include "compute/core/decide.h"
 #include "compute/core/results_io.h"
 
@@ -13,29 +14,7 @@
 namespace ks::cli {
 namespace {
 
-class CliDecide : public ::testing::Test {
-protected:
-    void SetUp() override
-    {
-        m_dir = std::filesystem::temp_directory_path()
-            / ("ks_cli_decide_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_"
-                + std::to_string(::getpid()));
-        std::filesystem::create_directories(m_dir);
-    }
-    void TearDown() override { std::filesystem::remove_all(m_dir); }
-    std::string path(const std::string& name) const { return (m_dir / name).string(); }
-
-    int cli(std::vector<std::string> args)
-    {
-        m_out.str("");
-        m_err.str("");
-        return runCli(args, m_out, m_err);
-    }
-
-    std::filesystem::path m_dir;
-    std::ostringstream m_out;
-    std::ostringstream m_err;
-};
+class CliDecide : public test::CliTest { };
 
 TEST_F(CliDecide, DecidesBetweenTwoCpuVariantsAndWritesTheVerdict)
 {

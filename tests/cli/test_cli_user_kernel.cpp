@@ -1,6 +1,7 @@
 // kernelscope-cli new-kernel and compile: every template printed and compiled (NVRTC, no GPU needed; skipped with the
 // reason where NVRTC is absent), errors on the user's lines, exit codes, and the cache.
 #include "cli/cli.h"
+#include "cli_fixture.h"
 #include "compute/core/user_kernel.h"
 #include "compute/device/nvrtc_loader.h"
 
@@ -13,27 +14,12 @@
 namespace ks::cli {
 namespace {
 
-class UserKernelCli : public ::testing::Test {
+class UserKernelCli : public test::CliTest {
 protected:
-    void SetUp() override
-    {
-        m_dir = std::filesystem::temp_directory_path()
-            / ("ks_cli_byok_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_"
-                + std::to_string(::getpid()));
-        std::filesystem::create_directories(m_dir);
-    }
-    void TearDown() override { std::filesystem::remove_all(m_dir); }
-    std::string path(const std::string& name) const { return (m_dir / name).string(); }
     static void requireNvrtc()
     {
         if (const std::string reason = device::nvrtcUnavailableReason(); !reason.empty())
             GTEST_SKIP() << reason;
-    }
-    int cli(std::vector<std::string> args)
-    {
-        m_out.str("");
-        m_err.str("");
-        return runCli(args, m_out, m_err);
     }
     std::string write(const std::string& name, const std::string& text)
     {
@@ -47,10 +33,6 @@ protected:
         args.insert(args.end(), extra.begin(), extra.end());
         return cli(args);
     }
-
-    std::filesystem::path m_dir;
-    std::ostringstream m_out;
-    std::ostringstream m_err;
 };
 
 TEST_F(UserKernelCli, NewKernelPrintsEachWorkloadsTemplate)
