@@ -5,6 +5,7 @@
 
 #include "compute/core/cpu_run.h"
 #include "compute/core/errors.h"
+#include "compute/core/observer.h"
 #include "compute/core/workload.h"
 #include "data/dataset_error.h"
 
@@ -14,6 +15,8 @@
 #include <limits>
 #include <numeric>
 #include <optional>
+#include <stop_token>
+#include <vector>
 
 namespace ks::test {
 
@@ -165,6 +168,25 @@ private:
     int m_scriptedRuns = 0; ///< run() calls of every prepared scripted run
     int m_scriptedPrepares = 0;
     Script m_referenceScript;
+};
+
+/// Records everything an observer sees; optionally requests a stop after a number of samples.
+class Recorder final : public RunObserver {
+public:
+    std::vector<Sample> samples;
+    std::vector<Summary> summaries;
+    std::vector<SweepProgress> progress;
+    std::stop_source* stopSource = nullptr;
+    std::size_t stopAfterSamples = 0;
+
+    void onSample(const Sample& s) override
+    {
+        samples.push_back(s);
+        if (stopSource && samples.size() == stopAfterSamples)
+            stopSource->request_stop();
+    }
+    void onSummary(const Summary& s) override { summaries.push_back(s); }
+    void onProgress(const SweepProgress& p) override { progress.push_back(p); }
 };
 
 } // namespace ks::test

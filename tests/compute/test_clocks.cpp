@@ -50,12 +50,6 @@ ClockSample reading(double smMHz, std::uint64_t reasons = 0)
     return s;
 }
 
-class Recorder final : public RunObserver {
-public:
-    std::vector<Sample> samples;
-    void onSample(const Sample& s) override { samples.push_back(s); }
-};
-
 /// Runs the fake workload's "scripted" variant for exactly `repetitions` with the sampler the factory makes.
 Summary runWith(ClockSamplerFactory factory, int repetitions, Recorder& recorder)
 {

@@ -17,22 +17,6 @@
 namespace ks::test {
 namespace {
 
-class Recorder final : public RunObserver {
-public:
-    std::vector<Sample> samples;
-    std::vector<Summary> summaries;
-    std::stop_source* stopSource = nullptr;
-    std::size_t stopAfterSamples = 0;
-
-    void onSample(const Sample& s) override
-    {
-        samples.push_back(s);
-        if (stopSource && samples.size() == stopAfterSamples)
-            stopSource->request_stop();
-    }
-    void onSummary(const Summary& s) override { summaries.push_back(s); }
-};
-
 /// Durations around 1 ms with ± `spread` (a fixed pseudo-random cycle of 97), scaled by `factor`.
 std::vector<double> noisyDurations(double factor, std::uint32_t seed = 7, double spread = 0.1)
 {

@@ -13,25 +13,6 @@
 namespace ks::test {
 namespace {
 
-/// Records everything an observer sees; optionally requests a stop after a number of samples.
-class Recorder final : public RunObserver {
-public:
-    std::vector<Sample> samples;
-    std::vector<Summary> summaries;
-    std::vector<SweepProgress> progress;
-    std::stop_source* stopSource = nullptr;
-    std::size_t stopAfterSamples = 0;
-
-    void onSample(const Sample& s) override
-    {
-        samples.push_back(s);
-        if (stopSource && samples.size() == stopAfterSamples)
-            stopSource->request_stop();
-    }
-    void onSummary(const Summary& s) override { summaries.push_back(s); }
-    void onProgress(const SweepProgress& p) override { progress.push_back(p); }
-};
-
 struct Fixture {
     FakeClock clock;
     std::unique_ptr<FakeWorkload> workload;
