@@ -3,8 +3,6 @@
 #include "compute/device/device_info.h"
 #include "compute/device/user_module.cuh"
 
-#include <utility>
-
 namespace ks::device {
 
 LoadedLibrary::LoadedLibrary(const std::string& code, const std::string& label)
