@@ -6,7 +6,6 @@
 namespace ks::device {
 
 LoadedLibrary::LoadedLibrary(const std::string& code, const std::string& label)
-    : m_label(label)
 {
     const cudaError_t error = cudaLibraryLoadData(&m_library, code.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
     if (error != cudaSuccess) {
@@ -21,12 +20,12 @@ LoadedLibrary::~LoadedLibrary()
         cudaLibraryUnload(m_library);
 }
 
-cudaKernel_t LoadedLibrary::kernel(const std::string& name) const
+cudaKernel_t LoadedLibrary::find(const std::string& name) const
 {
     cudaKernel_t kernel = nullptr;
     if (cudaLibraryGetKernel(&kernel, m_library, name.c_str()) != cudaSuccess) {
-        cudaGetLastError();
-        throw ComputeError(m_label + ": no extern \"C\" __global__ function named '" + name + "' in the file");
+        cudaGetLastError(); // a missing symbol is not sticky
+        return nullptr;
     }
     return kernel;
 }
@@ -64,7 +63,12 @@ UserLaunches::UserLaunches(const UserKernelBuild& build, std::map<std::string, s
                 "shared=" + std::to_string(launch.shared) + " bytes is more than this device's " + std::to_string(optIn)
                     + " per block")
                                    .what());
-        m_kernels.push_back(m_library.kernel(launch.kernel));
+        m_kernels.push_back(m_library.find(launch.kernel));
+        if (!m_kernels.back())
+            throw ComputeError(UserKernelError(build.fileName, step.line,
+                "kernel '" + launch.kernel
+                    + "' is declared here but the file defines no extern \"C\" __global__ function of that name")
+                                   .what());
         if (launch.shared > kDefaultSharedLimit)
             KS_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(m_kernels.back()),
                 cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(launch.shared)));

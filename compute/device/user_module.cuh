@@ -25,12 +25,11 @@ public:
     LoadedLibrary& operator=(const LoadedLibrary&) = delete;
     ~LoadedLibrary();
 
-    /// The entry point `name`; throws ComputeError naming the label when the code has none of that name.
-    cudaKernel_t kernel(const std::string& name) const;
+    /// The entry point `name`, or null when the code has none of that name.
+    cudaKernel_t find(const std::string& name) const;
 
 private:
     cudaLibrary_t m_library = nullptr;
-    std::string m_label;
 };
 
 /// The launches of one user kernel for one problem, on the current device.

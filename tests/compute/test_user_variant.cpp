@@ -138,7 +138,7 @@ TEST(UserVariant, ADeclaredKernelTheFileLacksFailsTheRun)
         GTEST_SKIP() << reason;
     const Summary s = runOnce(v);
     EXPECT_EQ(s.outcome, Outcome::Failed);
-    EXPECT_NE(s.message.find("'missing'"), std::string::npos) << s.message;
+    EXPECT_NE(s.message.find(path.string() + ":1: kernel 'missing'"), std::string::npos) << s.message;
 }
 
 TEST(UserVariant, ALaunchOutOfRangeFailsTheRunNamingItsLine)
