@@ -1,11 +1,14 @@
 // Every registered variant of every workload against its workload's reference, on fresh random data, over the
 // sizes, data classes and parameter combinations of the workload's own test plan, and judged by the expectation on
 // the variant's registration row. This file names no workload and no variant: a variant added to a register.cpp is
-// tested here the same day.
+// tested here the same day. The same test takes every workload's user-kernel template as a user's kernel.
 #include "compute/core/registry.h"
 #include "compute/core/runner.h"
+#include "compute/core/user_variant.h"
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <random>
 
@@ -20,6 +23,7 @@ struct VariantCase {
     std::string dataClass;
     std::map<std::string, std::string> generator;
     std::string label;
+    bool userTemplate = false; ///< the workload's user-kernel template as a user kernel, not a registered variant
 };
 
 /// How gtest prints a case (instead of its bytes).
@@ -28,25 +32,62 @@ void PrintTo(const VariantCase& c, std::ostream* os)
     *os << c.label;
 }
 
+/// Every size, parameter combination and data class of the workload's test plan for one variant.
+void addCases(std::vector<VariantCase>& cases, const Workload& w, const std::string& variant, bool userTemplate)
+{
+    const TestPlan plan = w.testPlan();
+    const auto combinations = plan.parameterCombinations(w.parameters());
+    for (auto size : plan.sizes)
+        for (const auto& params : combinations) {
+            // A user kernel reads the workload's doubles only.
+            if (const auto it = params.values.find("precision");
+                userTemplate && it != params.values.end() && it->second != "f64")
+                continue;
+            for (const auto& data : plan.dataClasses) {
+                std::string label = w.id() + "_" + variant + "_n" + std::to_string(size);
+                if (!data.name.empty())
+                    label += "_" + data.name;
+                if (!params.name.empty())
+                    label += "_" + params.name;
+                cases.push_back({w.id(), variant, size, params.values, data.name, data.values, label, userTemplate});
+            }
+        }
+}
+
 std::vector<VariantCase> allCases()
 {
     std::vector<VariantCase> cases;
-    for (const auto& w : defaultRegistry().workloads()) {
-        const TestPlan plan = w->testPlan();
-        const auto combinations = plan.parameterCombinations(w->parameters());
+    for (const auto& w : defaultRegistry().workloads())
         for (const auto& v : w->variants())
-            for (auto size : plan.sizes)
-                for (const auto& params : combinations)
-                    for (const auto& data : plan.dataClasses) {
-                        std::string label = w->id() + "_" + v.id + "_n" + std::to_string(size);
-                        if (!data.name.empty())
-                            label += "_" + data.name;
-                        if (!params.name.empty())
-                            label += "_" + params.name;
-                        cases.push_back({w->id(), v.id, size, params.values, data.name, data.values, label});
-                    }
-    }
+            addCases(cases, *w, v.id, false);
     return cases;
+}
+
+std::vector<VariantCase> templateCases()
+{
+    std::vector<VariantCase> cases;
+    for (const auto& id : userKernelWorkloads())
+        addCases(cases, *defaultRegistry().find(id), "template", true);
+    return cases;
+}
+
+/// The workload's template written to a file and made a user variant, with what is expected of it declared as a
+/// registration row declares it for a built-in variant.
+Variant templateVariant(const std::string& workload)
+{
+    const auto dir = std::filesystem::temp_directory_path() / "kernelscope-test-templates";
+    std::filesystem::create_directories(dir);
+    const auto path = dir / (workload + "_template.cu");
+    // Cases run as parallel processes: each writes its own file and renames it over the shared one (atomic).
+    const auto own = dir / (workload + "_template." + std::to_string(std::random_device {}()) + ".tmp");
+    std::ofstream(own, std::ios::binary | std::ios::trunc) << findUserKernelAbi(workload)->templateSource;
+    std::filesystem::rename(own, path);
+    Variant variant = makeUserVariant(workload, path);
+    if (workload == "linreg") // the seed's four sums, as cpu_four_sums and atomic_global
+        return variant.mayLoseDigitsOn({"offset"});
+    if (workload == "sdh") // the ABI's exactly rounded bucket, as every double sdh variant
+        return variant.exact("l1_pairs");
+    return variant;
 }
 
 class EveryVariant : public ::testing::TestWithParam<VariantCase> { };
@@ -55,7 +96,7 @@ TEST_P(EveryVariant, MatchesTheReferenceOnFreshRandomData)
 {
     const auto& c = GetParam();
     const Workload& workload = *defaultRegistry().find(c.workload);
-    const Variant& variant = *workload.findVariant(c.variant);
+    const Variant variant = c.userTemplate ? templateVariant(c.workload) : *workload.findVariant(c.variant);
     if (const auto reason = unavailableReason(variant); !reason.empty())
         GTEST_SKIP() << reason;
 
@@ -141,6 +182,8 @@ TEST_P(EveryVariant, MatchesTheReferenceOnFreshRandomData)
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, EveryVariant, ::testing::ValuesIn(allCases()),
+    [](const ::testing::TestParamInfo<VariantCase>& p) { return p.param.label; });
+INSTANTIATE_TEST_SUITE_P(UserTemplate, EveryVariant, ::testing::ValuesIn(templateCases()),
     [](const ::testing::TestParamInfo<VariantCase>& p) { return p.param.label; });
 
 } // namespace
