@@ -1,6 +1,7 @@
 #include "gui/main_window.h"
 
 #include "compute/core/clock_format.h"
+#include "compute/core/decide.h"
 #include "compute/core/errors.h"
 #include "compute/core/registry.h"
 #include "compute/core/sweep.h"
@@ -457,9 +458,24 @@ bool MainWindow::openResultsFile(const QString& path, QString* error)
     const QString workload = QString::fromStdString(rows.front().workload);
     if (m_workloadCombo->findData(workload) >= 0 && workload != m_workloadCombo->currentData().toString())
         setWorkload(workload);
+    // A file from `run --decide` carries its verdicts beside the rows: show them as a decision of this session is.
+    std::vector<Decision> decisions;
+    if (path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive)) {
+        try {
+            decisions = readDecisions(path.toStdString());
+        } catch (const std::exception& e) {
+            return fail(QString::fromStdString(e.what()));
+        }
+    }
     for (const Summary& s : rows)
         m_model->addSummary(s);
-    showStatus(tr("Opened %1 results from %2").arg(rows.size()).arg(path));
+    if (!decisions.empty()) {
+        m_speedup->setDecisions(decisions);
+        m_tabs->setCurrentWidget(m_speedup);
+        showStatus(tr("Opened %1 results and %2 decisions from %3").arg(rows.size()).arg(decisions.size()).arg(path));
+    } else {
+        showStatus(tr("Opened %1 results from %2").arg(rows.size()).arg(path));
+    }
     return true;
 }
 

@@ -49,11 +49,12 @@ void SpeedupChart::setBaselineSource(const QString& source)
 
 QString SpeedupChart::baseline() const
 {
-    if (!m_baseline.isEmpty())
-        return m_baseline;
-    // Unpinned, a decision's A is the baseline: its intervals are against A.
+    // While decisions are shown their A is the baseline, whatever the settings pin: a decision's interval is against
+    // A, and a verdict drawn against another variant would be no verdict at all (a new run clears the decisions).
     if (!m_decisions.empty())
         return QString::fromStdString(m_decisions.front().variantA);
+    if (!m_baseline.isEmpty())
+        return m_baseline;
     QString first;
     int firstIndex = -1;
     for (int row = 0; row < model()->rowCount(); ++row) {

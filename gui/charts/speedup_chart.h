@@ -25,10 +25,11 @@ public:
     /// "Speedup".
     QString title() const override;
 
-    /// Pins the variant every other is compared with; empty picks the decisions' A when there are decisions, else
+    /// Pins the variant every other is compared with (decisions, while shown, use their A instead); empty picks
     /// `reference`, or else the first variant run.
     void setBaseline(const QString& variant);
-    /// The variant the chart compares with now (the pinned one, or the one picked for an empty pin).
+    /// The variant the chart compares with now: the first decision's A while decisions are shown, else the pinned one,
+    /// or the one picked for an empty pin.
     QString baseline() const;
 
     /// The A/B decisions to show (run --decide, or the GUI's Decide): where A is the baseline, B's speedup over A

@@ -1,5 +1,6 @@
 // The real window, offscreen: generated and file datasets, runs on the worker thread, the charts, cancelling,
 // exports, malformed files, workspaces, and an event loop that stays responsive while compute runs.
+#include "compute/core/decide.h"
 #include "compute/core/results_io.h"
 #include "compute/device/device_info.h"
 #include "data/delimited_text.h"
@@ -20,6 +21,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
+#include <QComboBox>
 #include <QDropEvent>
 #include <QElapsedTimer>
 #include <QFile>
@@ -296,6 +298,42 @@ TEST_F(MainWindowTest, OpensCliResultFilesAsLoadedRows)
     EXPECT_EQ(model->rowCount(), 3);
     EXPECT_TRUE(m_window->statusText().contains(QStringLiteral("Opened 2 results")))
         << m_window->statusText().toStdString();
+}
+
+TEST_F(MainWindowTest, AResultsFileFromDecideBringsItsVerdictsToTheSpeedupChart)
+{
+    // A file from `run --decide` on a GPU server, opened on a workstation whose settings pin another baseline.
+    m_window->findChild<QComboBox*>(QStringLiteral("baseline"))->setCurrentIndex(0);
+    Decision d;
+    d.workload = "linreg";
+    d.size = 1024;
+    d.variantA = "cpu_four_sums";
+    d.variantB = "cpu_openmp";
+    d.ratio = 0.5;
+    d.low = 0.48;
+    d.high = 0.52;
+    d.confidence = 0.99;
+    d.margin = 0.01;
+    d.verdict = DecisionVerdict::Faster;
+    d.rounds = 12;
+    d.stopReason = "decided";
+    const QString json = path(QStringLiteral("decided.json"));
+    writeJson(json.toStdString(), {cliRow("cpu_four_sums", 1024, 1.0), cliRow("cpu_openmp", 1024, 0.5)}, {d});
+    QString error;
+    ASSERT_TRUE(m_window->openResultsFile(json, &error)) << error.toStdString();
+    auto* speedup = qobject_cast<SpeedupChart*>(m_window->chart(QStringLiteral("Speedup")));
+    ASSERT_NE(speedup, nullptr);
+    ASSERT_EQ(speedup->decisions().size(), 1u);
+    EXPECT_EQ(speedup->decisions()[0].variantB, "cpu_openmp");
+    // The verdict is drawn against its own A whatever the settings pin.
+    EXPECT_EQ(speedup->baseline(), QStringLiteral("cpu_four_sums"));
+    EXPECT_TRUE(m_window->statusText().contains(QStringLiteral("1 decisions"))) << m_window->statusText().toStdString();
+
+    // A file without decisions leaves the verdicts shown as they are.
+    const QString plain = path(QStringLiteral("plain.json"));
+    writeJson(plain.toStdString(), {cliRow("reference", 1024, 2.0)});
+    ASSERT_TRUE(m_window->openResultsFile(plain, &error)) << error.toStdString();
+    EXPECT_EQ(speedup->decisions().size(), 1u);
 }
 
 /// Drops one local file on the window as a file manager would.
