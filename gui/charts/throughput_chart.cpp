@@ -277,7 +277,13 @@ void ThroughputChart::rebuild()
             label->position->setCoords(position, value);
             label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
             label->setPadding(QMargins(0, 0, 0, 3));
-            QString text = tr("%1% of %2 ceiling").arg(bar.pctOfCeiling, 0, 'f', 1).arg(unit);
+            // A cache-resident bandwidth run is starred as in the results table and the CLI, under 100 % too: its
+            // share is of a DRAM ceiling it was not bound by.
+            const bool resident = metric == Metric::GbPerS && s.cacheResident.value_or(false);
+            QString text = tr("%1%%2 of %3 ceiling")
+                               .arg(bar.pctOfCeiling, 0, 'f', 1)
+                               .arg(resident ? QStringLiteral("*") : QString())
+                               .arg(unit);
             if (bar.aboveCeiling)
                 text += QLatin1Char('\n') + tr("above ceiling: in cache?");
             if (over)
@@ -291,6 +297,11 @@ void ThroughputChart::rebuild()
                       .arg(roofLabel(s.peakKind), formatCeiling(s.peakValue), unit);
             if (bar.aboveCeiling)
                 bar.toolTip += QLatin1Char('\n') + aboveCeilingReason(s, metric);
+            else if (resident)
+                bar.toolTip += QLatin1Char('\n')
+                    + tr("* The working set (%1) fits in the last-level cache (%2): after the first touch it is read "
+                         "from cache, so this is not a DRAM figure.")
+                          .arg(formatBytes(s.bytes), formatBytes(static_cast<double>(s.cacheBytes)));
         }
         if (over)
             bar.toolTip += QLatin1Char('\n') + tr("Result over tolerance.");

@@ -700,11 +700,22 @@ TEST(ThroughputChart, AboveTheCeilingIsHatchedAndExplained)
     ASSERT_TRUE(QTest::qWaitForWindowExposed(&chart));
     model.addSummary(bandwidthRun("a1", "a", 1270.0, 1000.0));
     model.addSummary(bandwidthRun("b1", "b", 500.0, 1000.0));
+    // Resident below the ceiling: not hatched, but starred as in the table, with the reason in its tooltip.
+    Summary resident = bandwidthRun("c1", "c", 400.0, 1000.0);
+    resident.cacheResident = true;
+    resident.cacheBytes = 50u * 1024 * 1024;
+    model.addSummary(resident);
     chart.rebuildNow();
 
     const auto bars = barsOf(chart.plot());
-    ASSERT_EQ(bars.size(), 2u);
-    ASSERT_EQ(chart.bars().size(), 2u);
+    ASSERT_EQ(bars.size(), 3u);
+    ASSERT_EQ(chart.bars().size(), 3u);
+    EXPECT_FALSE(chart.bars()[2].aboveCeiling);
+    EXPECT_EQ(bars[2]->brush().style(), Qt::SolidPattern);
+    EXPECT_TRUE(texts(chart.plot()).contains(QStringLiteral("40.0%* of GB/s ceiling")))
+        << texts(chart.plot()).join('|').toStdString();
+    EXPECT_TRUE(chart.bars()[2].toolTip.contains(QStringLiteral("fits in the last-level cache (50 MiB)")))
+        << chart.bars()[2].toolTip.toStdString();
     const ThroughputChart::Bar& above = chart.bars()[0];
     const ThroughputChart::Bar& below = chart.bars()[1];
     EXPECT_TRUE(above.aboveCeiling);
