@@ -220,7 +220,8 @@ ProcessEnd SupervisedProcess::run(const std::string& input, const LineHandler& o
             ::kill(pid, SIGKILL);
             break;
         }
-        pollfd fds[2] = {{out.fd[0], POLLIN, 0}, {err.fd[0], POLLIN, 0}};
+        // A stream at its end is left out of the poll: it would report POLLHUP at once, every time.
+        pollfd fds[2] = {{outOpen ? out.fd[0] : -1, POLLIN, 0}, {errOpen ? err.fd[0] : -1, POLLIN, 0}};
         const int timeoutMs = static_cast<int>(std::clamp((m_deadline - nowS()) * 1000.0, 0.0, 100.0)) + 1;
         if (::poll(fds, 2, timeoutMs) < 0) {
             if (errno == EINTR)
@@ -231,10 +232,9 @@ ProcessEnd SupervisedProcess::run(const std::string& input, const LineHandler& o
         char buffer[65536];
         if (outOpen && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
             const ssize_t n = ::read(out.fd[0], buffer, sizeof buffer);
-            if (n <= 0) {
+            if (n == 0 || (n < 0 && errno != EINTR)) {
                 outOpen = false;
-                fds[0].fd = -1;
-            } else {
+            } else if (n > 0) {
                 pending.append(buffer, static_cast<std::size_t>(n));
                 std::size_t newline;
                 while ((newline = pending.find('\n')) != std::string::npos) {
@@ -247,9 +247,9 @@ ProcessEnd SupervisedProcess::run(const std::string& input, const LineHandler& o
         }
         if (errOpen && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
             const ssize_t n = ::read(err.fd[0], buffer, sizeof buffer);
-            if (n <= 0)
+            if (n == 0 || (n < 0 && errno != EINTR))
                 errOpen = false;
-            else if (end.stderrText.size() < kStderrLimit)
+            else if (n > 0 && end.stderrText.size() < kStderrLimit)
                 end.stderrText.append(
                     buffer, std::min(static_cast<std::size_t>(n), kStderrLimit - end.stderrText.size()));
         }

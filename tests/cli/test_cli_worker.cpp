@@ -63,6 +63,14 @@ TEST(SupervisedProcess, ALineCanRestartTheWatchdogWithItsOwnLimit)
     EXPECT_DOUBLE_EQ(end.watchdogS, 0.2);
 }
 
+TEST(SupervisedProcess, AClosedStdoutStillWaitsForTheEnd)
+{
+    SupervisedProcess p(sh("exec 1>&-; sleep 0.3; echo done >&2"), 10.0);
+    const ProcessEnd end = p.run("", [](const std::string&) {});
+    EXPECT_EQ(end.kind, ProcessEnd::Kind::Exited);
+    EXPECT_EQ(end.reason(), "done");
+}
+
 TEST(SupervisedProcess, ACrashIsTheSignalThatEndedIt)
 {
     SupervisedProcess p(sh("kill -SEGV $$"), 10.0);
