@@ -1,5 +1,7 @@
 #include "cli/cli.h"
 
+#include "cli/worker.h"
+
 #include "compute/core/clock_sampler.h"
 #include "compute/core/compare.h"
 #include "compute/core/decide.h"
@@ -8,6 +10,7 @@
 #include "compute/core/results_io.h"
 #include "compute/core/sweep.h"
 #include "compute/core/user_kernel.h"
+#include "compute/core/user_variant.h"
 #include "compute/core/version.h"
 #include "compute/device/calibration.h"
 #include "compute/device/device_info.h"
@@ -24,10 +27,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <regex>
 #include <sstream>
@@ -206,9 +212,14 @@ void printAxes(std::ostream& out, const char* title, const std::vector<Axis>& ax
     }
 }
 
-int listCommand(const std::string& workloadId, std::ostream& out, std::ostream& err)
+int listCommand(const std::string& workloadId, const std::vector<std::string>& kernels,
+    const std::vector<std::string>& nvrtcOptions, std::ostream& out, std::ostream& err)
 {
     const auto& registry = defaultRegistry();
+    if (!kernels.empty() && workloadId.empty()) {
+        err << "error: --kernel needs --workload: a user kernel is written for one workload's ABI\n";
+        return kExitBadInput;
+    }
     bool any = false;
     for (const auto& w : registry.workloads()) {
         if (!workloadId.empty() && w->id() != workloadId)
@@ -220,6 +231,15 @@ int listCommand(const std::string& workloadId, std::ostream& out, std::ostream& 
             char line[512];
             std::snprintf(line, sizeof line, "    %-14s %-8s %s%s", v.id.c_str(), backendName(v.backend),
                 v.technique.c_str(), reason.empty() ? "" : ("  [unavailable: " + reason + "]").c_str());
+            out << line << '\n';
+        }
+        // User kernels, by their file: whether one compiles is compile's question; this says whether it can run.
+        for (const std::string& kernel : kernels) {
+            const Variant v = makeUserVariant(w->id(), kernel, nvrtcOptions);
+            std::string reason = std::filesystem::is_regular_file(kernel) ? unavailableReason(v) : "no such file";
+            char line[512];
+            std::snprintf(line, sizeof line, "    %-14s %-8s %s%s", v.id.c_str(), backendName(v.backend),
+                kernel.c_str(), reason.empty() ? "" : ("  [unavailable: " + reason + "]").c_str());
             out << line << '\n';
         }
         printAxes(out, "parameters (--param)", w->parameters());
@@ -386,6 +406,8 @@ struct RunArgs {
     bool allowNonFinite = false;
     bool noCalibrate = false;
     bool quiet = false;
+    std::string kernels; ///< --kernel a.cu,b.cu: user kernels, run as user:<stem> in worker processes
+    std::vector<std::string> nvrtcOptions;
     std::string decide; ///< --decide A,B[,C...]: the variants to decide between, the first being A
     std::string margin = "0%";
     std::string confidence = "99%";
@@ -393,6 +415,7 @@ struct RunArgs {
 };
 
 double parsePercent(const std::string& option, const std::string& text);
+std::string userKernelWorkloadList();
 
 /// The decision options from the command line; throws ParameterError naming a bad value.
 DecideOptions decideOptions(const RunArgs& a)
@@ -407,6 +430,104 @@ DecideOptions decideOptions(const RunArgs& a)
     if (a.minRepsGiven)
         options.minRounds = a.options.minRepetitions;
     return options;
+}
+
+/// The run parameters, generator, sizes and loaded dataset of a request as the command line gives them: what the
+/// parent's run and a user variant's worker both build their data from. Throws ParameterError or
+/// data::DatasetError naming the problem.
+void setDataOrigin(const RunArgs& a, const Workload& workload, SweepRequest& request, std::ostream& err)
+{
+    for (const auto& p : a.params)
+        for (auto& [k, v] : runAssignments(p, workload.parameters()))
+            request.params[k] = v;
+    request.generator = ParamSet::splitAssignments(a.generate);
+    if (!a.sizes.empty())
+        request.sizes = parseSizeList(a.sizes);
+    if (!a.input.empty()) {
+        if (!a.generate.empty())
+            throw ParameterError("--input and --generate exclude each other");
+        if (!a.quiet)
+            err << "  loading " << a.input << '\n';
+        data::ReadOptions readOptions;
+        readOptions.allowNonFinite = a.allowNonFinite;
+        readOptions.h5Path = a.h5Path;
+        readOptions.vectorPath = a.vector;
+        readOptions.params = request.params;
+        request.dataset = workload.load(a.input, readOptions);
+    } else if (!a.h5Path.empty()) {
+        throw ParameterError("--h5-path needs --input");
+    } else if (!a.vector.empty()) {
+        throw ParameterError("--vector needs --input (a generated matrix comes with its own x)");
+    }
+}
+
+/// One entry of a run's order: a built-in variant, or a user kernel's variant with its file.
+struct RunEntry {
+    const Variant* variant = nullptr;
+    std::string kernel; ///< the user's .cu file; empty for a built-in variant
+};
+
+/// runSweep with user variants beside the built-in ones: per size, the dataset and reference once, then each entry
+/// in order; a user variant that can run here runs in a worker process (worker.h), one that cannot is skipped with
+/// its reason by the runner, as a built-in one is.
+std::vector<Summary> runSweepWithUserKernels(const SweepPlan& plan, const std::vector<RunEntry>& entries,
+    const RunArgs& a, const Runner& runner, RunObserver& observer, std::stop_token stop)
+{
+    const SweepRequest& request = plan.request;
+    const Workload& workload = *request.workload;
+    const int total = static_cast<int>(plan.sizes.size() * entries.size());
+    std::vector<Summary> summaries;
+    const Clock& clock = steadyClock();
+    const double started = clock.nowSeconds();
+    int index = 0;
+    for (std::size_t sizeIndex = 0; sizeIndex < plan.sizes.size() && !stop.stop_requested(); ++sizeIndex) {
+        const std::uint64_t size = plan.sizes[sizeIndex];
+        const SizeInputs inputs = prepareSize(plan, sizeIndex, runner, observer);
+        for (const RunEntry& entry : entries) {
+            if (stop.stop_requested())
+                break;
+            SweepProgress progress;
+            progress.runIndex = index;
+            progress.runCount = total;
+            progress.variant = entry.variant->id;
+            progress.size = size;
+            progress.elapsedS = clock.nowSeconds() - started;
+            progress.remainingS = index > 0 ? progress.elapsedS / index * (total - index) : -1.0;
+            observer.onProgress(progress);
+            const std::string runId = sweepRunId(request.runIdPrefix, index++);
+            if (!inputs.problem.empty()) {
+                Summary s = failedSweepRow(plan, *entry.variant, size, runId, inputs.problem);
+                observer.onSummary(s);
+                summaries.push_back(std::move(s));
+                continue;
+            }
+            if (entry.kernel.empty() || !unavailableReason(*entry.variant).empty()) {
+                RunRequest run {
+                    &workload, entry.variant, inputs.dataset, plan.params, request.options, inputs.reference, runId};
+                summaries.push_back(runner.run(run, observer, stop));
+                continue;
+            }
+            WorkerRequest w;
+            w.workload = workload.id();
+            w.input = a.input;
+            w.h5Path = a.h5Path;
+            w.vector = a.vector;
+            w.generate = a.generate;
+            w.allowNonFinite = a.allowNonFinite;
+            w.size = size;
+            w.params = a.params;
+            w.options = request.options;
+            w.noCalibrate = a.noCalibrate;
+            w.kernel = entry.kernel;
+            w.nvrtcOptions = a.nvrtcOptions;
+            w.runId = runId;
+            const Summary base = failedSweepRow(plan, *entry.variant, size, runId, {});
+            Summary s = runInWorker(workerArgv(), w, base, observer, stop);
+            observer.onSummary(s);
+            summaries.push_back(std::move(s));
+        }
+    }
+    return summaries;
 }
 
 int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop_token stop)
@@ -424,6 +545,10 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
     SweepRequest request;
     SweepPlan plan;
     std::string featuresPath;
+    std::deque<Variant> userVariants; // a deque: the run order holds pointers into it
+    std::vector<std::string> userKernels;
+    bool onlyUserVariants = false;
+    std::vector<RunEntry> entries;
     request.workload = workload;
     request.options = a.options;
     request.options.noiseTarget = a.noiseTargetPct / 100.0;
@@ -445,35 +570,67 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
         } else if (a.margin != "0%" || a.confidence != "99%") {
             throw ParameterError("--margin and --confidence belong to --decide");
         }
-        if (a.variants != "all")
-            request.variantIds = splitList(a.variants);
-        for (const auto& p : a.params)
-            for (auto& [k, v] : runAssignments(p, workload->parameters()))
-                request.params[k] = v;
-        request.generator = ParamSet::splitAssignments(a.generate);
-        if (!a.sizes.empty())
-            request.sizes = parseSizeList(a.sizes);
-        if (!a.input.empty()) {
-            if (!a.generate.empty())
-                throw ParameterError("--input and --generate exclude each other");
-            if (!a.quiet)
-                err << "  loading " << a.input << '\n';
-            data::ReadOptions readOptions;
-            readOptions.allowNonFinite = a.allowNonFinite;
-            readOptions.h5Path = a.h5Path;
-            readOptions.vectorPath = a.vector;
-            readOptions.params = request.params;
-            request.dataset = workload->load(a.input, readOptions);
-        } else if (!a.h5Path.empty()) {
-            throw ParameterError("--h5-path needs --input");
-        } else if (!a.vector.empty()) {
-            throw ParameterError("--vector needs --input (a generated matrix comes with its own x)");
+        for (const std::string& kernel : splitList(a.kernels)) {
+            if (kernel.empty())
+                continue;
+            if (!findUserKernelAbi(workload->id()))
+                throw ParameterError("workload '" + workload->id()
+                    + "' takes no user kernels (those that do: " + userKernelWorkloadList() + ")");
+            if (!std::filesystem::is_regular_file(kernel))
+                throw ParameterError(
+                    "--kernel " + kernel + ": " + (std::filesystem::exists(kernel) ? "not a file" : "no such file"));
+            const std::string id = userVariantId(kernel);
+            if (std::any_of(userVariants.begin(), userVariants.end(), [&](const Variant& v) { return v.id == id; }))
+                throw ParameterError("two --kernel files are both " + id + ": give them different names");
+            userVariants.push_back(makeUserVariant(workload->id(), kernel, a.nvrtcOptions));
+            userKernels.push_back(kernel);
         }
+        if (!userVariants.empty() && deciding)
+            throw ParameterError("--decide runs built-in variants in one process; run --kernel without it");
+        if (!userVariants.empty() && a.checkDeterminism)
+            throw ParameterError("--check-determinism is not offered with --kernel yet");
+        // The order of --variant, where user:<stem> places a user kernel; user kernels it does not name come last.
+        std::vector<std::string> named = a.variants == "all" ? std::vector<std::string>() : splitList(a.variants);
+        std::vector<bool> placed(userVariants.size(), false);
+        for (const std::string& id : named) {
+            const auto user
+                = std::find_if(userVariants.begin(), userVariants.end(), [&](const Variant& v) { return v.id == id; });
+            if (user != userVariants.end())
+                placed[static_cast<std::size_t>(user - userVariants.begin())] = true;
+            else if (id.rfind("user:", 0) == 0)
+                throw ParameterError(
+                    "--variant " + id + " names no --kernel file (give --kernel " + id.substr(5) + ".cu)");
+            else
+                request.variantIds.push_back(id);
+        }
+        onlyUserVariants = a.variants != "all" && request.variantIds.empty();
+        setDataOrigin(a, *workload, request, err);
         plan = planSweep(request);
+        // Only user variants chosen: the plan's empty list would mean every built-in one.
+        if (request.variantIds.empty() && onlyUserVariants)
+            plan.variants.clear();
         const std::size_t variantCount
-            = request.variantIds.empty() ? workload->variants().size() : request.variantIds.size();
+            = (request.variantIds.empty() ? plan.variants.size() : request.variantIds.size()) + userVariants.size();
         if (!a.output.empty() && (variantCount != 1 || request.sizes.size() > 1))
             throw ParameterError("--output saves one variant's result: choose a single --variant and size");
+        if (!a.output.empty() && !userVariants.empty())
+            throw ParameterError("--output saves a built-in variant's result; a user kernel's stays in its worker");
+        // The run order: --variant's, each user:<stem> where it is named, the others after the built-in variants.
+        std::size_t builtIn = 0;
+        for (const std::string& id : named) {
+            const auto user
+                = std::find_if(userVariants.begin(), userVariants.end(), [&](const Variant& v) { return v.id == id; });
+            if (user != userVariants.end())
+                entries.push_back({&*user, userKernels[static_cast<std::size_t>(user - userVariants.begin())]});
+            else
+                entries.push_back({plan.variants[builtIn++], {}});
+        }
+        if (named.empty())
+            for (const Variant* v : plan.variants)
+                entries.push_back({v, {}});
+        for (std::size_t i = 0; i < userVariants.size(); ++i)
+            if (!placed[i])
+                entries.push_back({&userVariants[i], userKernels[i]});
         // A features file holds one run's trained network: several runs would overwrite it, each with its own.
         if (const auto f = request.params.find("features"); f != request.params.end() && !f->second.empty()) {
             featuresPath = f->second;
@@ -519,6 +676,8 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
             DecideOutcome outcome = decideSweep(plan, decision, runner, fanout, stop);
             summaries = std::move(outcome.summaries);
             decisions = std::move(outcome.decisions);
+        } else if (!userVariants.empty()) {
+            summaries = runSweepWithUserKernels(plan, entries, a, runner, fanout, stop);
         } else {
             summaries = runSweep(plan, runner, fanout, stop);
         }
@@ -775,6 +934,78 @@ int compileCommand(const CompileArgs& a, std::ostream& out, std::ostream& err)
         out << "  scratch=" << declaration.scratch.text() << " bytes\n";
     return kExitOk;
 }
+/// The worker's stdout: a JSON line per Sample as the runner reports it, and one when the kernel is prepared.
+class WorkerLines final : public RunObserver {
+public:
+    explicit WorkerLines(std::ostream& out)
+        : m_out(out)
+    {
+    }
+    void onSample(const Sample& s) override { line({{"sample", toJson(s)}}); }
+    void line(const nlohmann::ordered_json& j) { m_out << j.dump() << '\n' << std::flush; }
+
+private:
+    std::ostream& m_out;
+};
+
+/// `kernelscope-cli worker`: one user variant's run, isolated in this process (worker.h). Reads a WorkerRequest on
+/// stdin, builds the dataset and the reference as run does, runs the user variant and writes its samples and
+/// Summary as JSON lines on stdout. Problems before the run go to stderr, one line, and exit non-zero.
+int workerCommand(std::istream& in, std::ostream& out, std::ostream& err, std::stop_token stop)
+{
+    WorkerRequest w;
+    try {
+        std::ostringstream text;
+        text << in.rdbuf();
+        w = workerRequestFromJson(nlohmann::ordered_json::parse(text.str()));
+    } catch (const std::exception& e) {
+        err << "error: unreadable worker request: " << e.what() << '\n';
+        return kExitBadInput;
+    }
+    const Workload* workload = defaultRegistry().find(w.workload);
+    if (!workload) {
+        err << "error: unknown workload '" << w.workload << "'\n";
+        return kExitBadInput;
+    }
+    RunArgs a;
+    a.workload = w.workload;
+    a.input = w.input;
+    a.h5Path = w.h5Path;
+    a.vector = w.vector;
+    a.generate = w.generate;
+    a.allowNonFinite = w.allowNonFinite;
+    a.sizes = std::to_string(w.size);
+    a.params = w.params;
+    a.quiet = true;
+    SweepRequest request;
+    request.workload = workload;
+    request.options = w.options;
+    setDataOrigin(a, *workload, request, err);
+    SweepPlan plan = planSweep(request);
+
+    WorkerLines lines(out);
+    Variant user = makeUserVariant(w.workload, w.kernel, w.nvrtcOptions);
+    if (user.prepare)
+        user.prepare = [inner = user.prepare, &lines](
+                           const data::Dataset& dataset, const ParamSet& params, const RunContext& context) {
+            auto run = inner(dataset, params, context);
+            // Compiled and uploaded: from here the parent's watchdog allows the run's time limit, not compiling's.
+            lines.line({{"prepared", true}});
+            return run;
+        };
+    Runner runner;
+    if (w.noCalibrate)
+        runner.setCeilingsProvider({});
+    RunObserver silent;
+    const SizeInputs inputs = prepareSize(plan, 0, runner, silent);
+    Summary s = inputs.problem.empty()
+        ? runner.run({workload, &user, inputs.dataset, plan.params, w.options, inputs.reference, w.runId}, lines, stop)
+        : failedSweepRow(plan, user, w.size, w.runId, inputs.problem);
+    s.result.reset(); // compared here already; the parent needs only the numbers
+    lines.line({{"summary", toJson(s)}});
+    return kExitOk;
+}
+
 } // namespace
 
 int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, std::stop_token stop)
@@ -787,6 +1018,14 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     std::string listWorkload;
     auto* list = app.add_subcommand("list", "List workloads, their variants (with why any cannot run) and parameters");
     list->add_option("--workload,-w", listWorkload, "Only this workload");
+    std::string listKernels;
+    std::vector<std::string> listNvrtcOptions;
+    list->add_option(
+        "--kernel,-k", listKernels, "User kernel files a.cu,b.cu to list as user:<stem> (with --workload)");
+    list->add_option("--nvrtc-opt", listNvrtcOptions, "An extra NVRTC option (repeatable)")->allow_extra_args(false);
+
+    auto* worker = app.add_subcommand("worker", "");
+    worker->group(""); // internal: run --kernel's worker process, not for people
 
     bool noCalibrate = false, recalibrate = false;
     auto* info = app.add_subcommand("info", "Show the host and CUDA devices with their calibrated ceilings");
@@ -826,6 +1065,11 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     run->add_flag("--allow-nonfinite", r.allowNonFinite, "Keep NaN/Inf values in input files instead of rejecting");
     run->add_flag("--no-calibrate", r.noCalibrate, "Skip the ceilings (no % of peak)");
     run->add_flag("--quiet,-q", r.quiet, "No progress on stderr");
+    run->add_option("--kernel,-k", r.kernels,
+        "User kernel files a.cu,b.cu (see new-kernel): each runs as user:<stem>, checked and timed like the built-in "
+        "variants, in a worker process of its own; --variant user:<stem> places one in the order");
+    run->add_option("--nvrtc-opt", r.nvrtcOptions, "An extra NVRTC option for --kernel (repeatable; --nvrtc-opt=-DX=1)")
+        ->allow_extra_args(false);
     run->add_option("--decide", r.decide,
         "A,B[,C...]: run these variants interleaved until the confidence interval of each one's time ratio to A "
         "excludes 1 (faster/slower) or lies within --margin (equivalent), or --max-reps rounds or --time-limit per "
@@ -883,8 +1127,15 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     }
 
     try {
-        if (*list)
-            return listCommand(listWorkload, out, err);
+        if (*worker)
+            return workerCommand(std::cin, out, err, stop);
+        if (*list) {
+            std::vector<std::string> kernels;
+            for (const std::string& file : splitList(listKernels))
+                if (!file.empty())
+                    kernels.push_back(file);
+            return listCommand(listWorkload, kernels, listNvrtcOptions, out, err);
+        }
         if (*info)
             return infoCommand(!noCalibrate, recalibrate, out, err);
         if (*compare)

@@ -1,0 +1,111 @@
+#pragma once
+
+// Bring your own kernel, isolated: each user variant's run happens in a worker process (`kernelscope-cli worker`),
+// so a faulty kernel (an illegal address leaves the CUDA context unusable; an infinite loop never returns) ends only
+// that process. The parent sends one request as JSON on the worker's stdin; the worker answers with JSON lines on
+// stdout: {"sample": …} per repetition, {"prepared": true} when the kernel is compiled and its inputs are on the
+// device, and {"summary": …} last.
+
+#include "compute/core/observer.h"
+#include "compute/core/runner.h"
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+namespace ks::cli {
+
+/// What a worker needs to redo the parent's run of one user variant at one size: the dataset's origin as the
+/// command line gave it (so the worker builds it with the same code), the run's parameters and options, and the
+/// kernel.
+struct WorkerRequest {
+    std::string workload;
+    std::string input; ///< a dataset file, or empty for generated data
+    std::string h5Path;
+    std::string vector;
+    std::string generate; ///< generator parameters, key=value,...
+    bool allowNonFinite = false;
+    std::uint64_t size = 0; ///< the one size this run uses (a prefix of a loaded file, or the generator's size)
+    std::vector<std::string> params; ///< --param arguments as given
+    RunOptions options;
+    bool noCalibrate = false;
+    std::string kernel; ///< the .cu file
+    std::vector<std::string> nvrtcOptions;
+    std::string runId;
+};
+
+nlohmann::ordered_json toJson(const WorkerRequest& request);
+/// Throws nlohmann::json::exception for a malformed request.
+WorkerRequest workerRequestFromJson(const nlohmann::ordered_json& json);
+
+/// A Sample as one line of the worker's output, and back.
+nlohmann::ordered_json toJson(const Sample& sample);
+Sample sampleFromJson(const nlohmann::ordered_json& json);
+
+/// How a supervised process ended.
+struct ProcessEnd {
+    enum class Kind {
+        Exited, ///< it exited by itself; exitCode says how
+        Signalled, ///< a signal ended it (SIGSEGV, SIGABRT, …); signal says which
+        Watchdog, ///< it ran past its time limit and was killed
+        Cancelled, ///< the stop token was set and it was killed
+        SpawnFailed, ///< it never started; stderr says why
+    };
+    Kind kind = Kind::Exited;
+    int exitCode = 0;
+    int signal = 0;
+    double watchdogS = 0.0; ///< the limit it ran past (Watchdog)
+    std::string stderrText; ///< what it wrote on stderr (the first 64 KiB)
+
+    /// The last non-empty line of stderr, else a sentence on how it ended ("killed by signal SIGSEGV").
+    std::string reason() const;
+};
+
+/// Runs a command with a text on its stdin, hands each line of its stdout to a callback as it arrives, keeps its
+/// stderr, and kills it (SIGKILL) when it outlives the watchdog or the stop token is set. The callback may restart
+/// the watchdog with a new limit (restartWatchdog), so a phase that is allowed to take long (compiling) and one that
+/// is not (the timed run) get their own limits.
+class SupervisedProcess {
+public:
+    using LineHandler = std::function<void(const std::string& line)>;
+
+    SupervisedProcess(std::vector<std::string> argv, double watchdogS);
+    /// Starts the process, writes `input` to its stdin and closes it, then reads until it ends.
+    ProcessEnd run(const std::string& input, const LineHandler& onLine, std::stop_token stop = {});
+    /// From now, the process may run `seconds` more before it is killed.
+    void restartWatchdog(double seconds);
+
+private:
+    std::vector<std::string> m_argv;
+    double m_watchdogS;
+    double m_deadline = 0.0; ///< on the steady clock, in seconds
+};
+
+/// The limits a user variant's worker runs under: kSetupLimitS for building the dataset, the reference and
+/// compiling the kernel; then, from the moment the kernel is prepared, twice the run's time limit plus kRunMarginS
+/// (the runner stops repeating at the time limit, but one repetition that never returns is never stopped).
+inline constexpr double kSetupLimitS = 600.0;
+inline constexpr double kRunMarginS = 10.0;
+struct WorkerLimits {
+    double setupS = kSetupLimitS;
+    double runMarginS = kRunMarginS;
+    /// The limit from the kernel's prepare on.
+    double runS(const RunOptions& options) const { return 2.0 * options.timeLimitS + runMarginS; }
+};
+
+/// The parent's side: runs `request` in a worker (`workerArgv` + the request on stdin), forwards each Sample to the
+/// observer as it arrives and returns the worker's Summary. A worker that dies without one (a signal, an exit code,
+/// the watchdog, cancellation) gives a Failed (or Cancelled) Summary named from `base` (the run's identity: run id,
+/// workload, variant, size) whose message says what happened. The Summary is not reported to the observer.
+Summary runInWorker(const std::vector<std::string>& workerArgv, const WorkerRequest& request, const Summary& base,
+    RunObserver& observer, std::stop_token stop = {}, const WorkerLimits& limits = {});
+
+/// The worker's argv: this executable (/proc/self/exe) and `worker`, unless setWorkerArgv chose another (a test
+/// binary that drives the CLI in-process is not kernelscope-cli).
+std::vector<std::string> workerArgv();
+void setWorkerArgv(std::vector<std::string> argv);
+
+} // namespace ks::cli
