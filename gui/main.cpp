@@ -33,8 +33,9 @@ int main(int argc, char** argv)
         QStringLiteral("After the demo sweep, save the window as PNG files named FILE-<tab>.png and quit"),
         QStringLiteral("FILE"));
     parser.addOptions({demo, theme, workload, screenshot});
-    parser.addPositionalArgument(
-        QStringLiteral("dataset"), QStringLiteral("A dataset file to open"), QStringLiteral("[dataset]"));
+    parser.addPositionalArgument(QStringLiteral("file"),
+        QStringLiteral("A dataset file to open, or a results file kernelscope-cli wrote (--json, --csv)"),
+        QStringLiteral("[file]"));
     parser.process(app);
 
     ks::gui::MainWindow window;
@@ -44,7 +45,8 @@ int main(int argc, char** argv)
         window.setWorkload(parser.value(workload));
     window.show();
     if (!parser.positionalArguments().isEmpty())
-        window.openDatasetFile(parser.positionalArguments().front());
+        // Sniffed as a drop is: a results file opens as results, anything else as the dataset.
+        window.openDroppedFile(parser.positionalArguments().front());
 
     if (parser.isSet(demo) || parser.isSet(screenshot)) {
         auto settings = window.runSettingsPanel()->settings();

@@ -75,8 +75,8 @@ public:
     QString pinnedBaseline() const { return m_baselineSource; }
     /// Opens a dataset file in the Dataset panel.
     void openDatasetFile(const QString& path);
-    /// What a file dropped on the window does: a results file (isResultsFile) opens as File → Open Results… does,
-    /// anything else as a dataset.
+    /// What a file dropped on the window, or named on the command line, does: a results file (isResultsFile) opens
+    /// as File → Open Results… does, anything else as a dataset.
     void openDroppedFile(const QString& path);
     void setWorkload(const QString& id);
     void setTheme(ThemeMode mode);
