@@ -6,6 +6,8 @@
 
 #include <QEvent>
 #include <QFileInfo>
+#include <QMouseEvent>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 #if KS_HAVE_QT_SVG
@@ -202,6 +204,31 @@ void ChartView::rescaleWithMargin()
             axis->setRange(r.lower - pad, r.upper + pad);
         }
     }
+}
+
+QString ChartView::toolTipAt(const QPoint&) const
+{
+    return {};
+}
+
+void ChartView::showToolTip(QMouseEvent* event)
+{
+    const QString text = toolTipAt(event->pos());
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, plot());
+}
+
+QString ChartView::bytesText(double bytes)
+{
+    static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int unit = 0;
+    while (bytes >= 1024.0 && unit < 4) {
+        bytes /= 1024.0;
+        ++unit;
+    }
+    return QStringLiteral("%1 %2").arg(QString::number(bytes, 'g', 3), QString::fromLatin1(kUnits[unit]));
 }
 
 void ChartView::setLogAxis(QCPAxis* axis, const QString& format)

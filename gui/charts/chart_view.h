@@ -39,6 +39,11 @@ public:
     int pointCount() const;
     /// Replots done so far (tests of the throttle read it).
     int replotCount() const { return m_replots; }
+    /// The tooltip at a pixel of the plot (its coordinates); empty where there is none. Charts with tooltips override
+    /// it and connect the plot's mouseMove to showToolTip.
+    virtual QString toolTipAt(const QPoint& pixel) const;
+    /// A byte count for a tooltip: "50 MiB", "3.81 KiB" (three significant digits, binary units).
+    static QString bytesText(double bytes);
 
     static constexpr int kMinReplotIntervalMs = 33;
 
@@ -62,6 +67,8 @@ protected:
     bool darkTheme() const;
     /// Applies the theme's colours to an axis (ticks, labels, grid).
     void styleAxis(QCPAxis* axis) const;
+    /// Shows toolTipAt the pointer, or hides the tooltip where there is none.
+    void showToolTip(QMouseEvent* event);
     /// Rescales both axes to the data with a small margin (log axes stay positive).
     void rescaleWithMargin();
     /// Makes an axis logarithmic with decade ticks; `format` is QCustomPlot's number format ("eb": 10^k).

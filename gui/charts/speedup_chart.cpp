@@ -4,7 +4,6 @@
 #include "gui/results_model.h"
 #include "gui/theme.h"
 
-#include <QToolTip>
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -153,15 +152,6 @@ QString SpeedupChart::toolTipAt(const QPoint& pixel) const
     if (distance < 0.0 || distance >= plot()->selectionTolerance())
         return {};
     return verdictLines().join(QLatin1Char('\n'));
-}
-
-void SpeedupChart::showToolTip(QMouseEvent* event)
-{
-    const QString text = toolTipAt(event->pos());
-    if (text.isEmpty())
-        QToolTip::hideText();
-    else
-        QToolTip::showText(event->globalPosition().toPoint(), text, plot());
 }
 
 void SpeedupChart::addDecisions(const QString& base, double& lowest, double& highest)

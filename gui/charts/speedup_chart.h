@@ -45,7 +45,7 @@ public:
     /// decided at one size keeps its own line), and a pointer to the tooltip that holds every line.
     QStringList drawnVerdictLines() const;
     /// The tooltip at a pixel of the plot: every verdict line over the verdicts' box, else empty.
-    QString toolTipAt(const QPoint& pixel) const;
+    QString toolTipAt(const QPoint& pixel) const override;
     static constexpr int kVerdictLinesDrawn = 4;
     /// Pins the file (a loadedSource) whose own speedups, from its medians, are overlaid where it matches a plotted
     /// run; its own rows leave the variants' lines. Empty unpins.
@@ -62,8 +62,6 @@ private:
     /// The pinned file's speedups over `base` (its own medians of `base` and of each variant at a size), at the sizes
     /// where it matches a plotted run: a faded dashed line per variant in its colour, one legend entry naming the file.
     void addBaselineOverlay(const QString& base, const std::map<int, std::map<std::uint64_t, int>>& rows);
-
-    void showToolTip(QMouseEvent* event);
 
     QString m_baseline;
     QString m_baselineSource;

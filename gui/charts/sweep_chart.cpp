@@ -4,8 +4,6 @@
 #include "gui/results_model.h"
 #include "gui/theme.h"
 
-#include <QMouseEvent>
-#include <QToolTip>
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -16,17 +14,6 @@ namespace ks::gui {
 namespace {
 /// How near (in pixels) the pointer must come to a marked point for its tooltip.
 constexpr double kToolTipReachPx = 9.0;
-
-QString bytesText(double bytes)
-{
-    static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int unit = 0;
-    while (bytes >= 1024.0 && unit < 4) {
-        bytes /= 1024.0;
-        ++unit;
-    }
-    return QStringLiteral("%1 %2").arg(QString::number(bytes, 'g', 3), QString::fromLatin1(kUnits[unit]));
-}
 
 QString pointText(const Summary& s)
 {
@@ -42,7 +29,7 @@ QString residentReason(const Summary& s)
         = s.device.kind == "cuda" ? QObject::tr("the GPU's L2 cache") : QObject::tr("the CPU's last-level cache");
     return QObject::tr("Fits in cache: the working set (%1) fits in %2 (%3), so after its first touch it is read from "
                        "cache even with flushing; its rate may exceed the DRAM bandwidth ceiling.")
-        .arg(bytesText(s.bytes), cache, bytesText(static_cast<double>(s.cacheBytes)));
+        .arg(ChartView::bytesText(s.bytes), cache, ChartView::bytesText(static_cast<double>(s.cacheBytes)));
 }
 } // namespace
 
@@ -89,15 +76,6 @@ QString SweepChart::toolTipAt(const QPoint& pixel) const
     for (const auto& [distance, text] : near)
         texts << text;
     return texts.join(QStringLiteral("\n\n"));
-}
-
-void SweepChart::showToolTip(QMouseEvent* event)
-{
-    const QString text = toolTipAt(event->pos());
-    if (text.isEmpty())
-        QToolTip::hideText();
-    else
-        QToolTip::showText(event->globalPosition().toPoint(), text, plot());
 }
 
 void SweepChart::rebuild()

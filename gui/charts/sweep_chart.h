@@ -43,7 +43,7 @@ public:
     /// The baseline's points drawn now.
     const std::vector<MarkedPoint>& baselinePoints() const { return m_baseline; }
     /// The tooltip of the marked point under `pixel` (plot coordinates); empty over none.
-    QString toolTipAt(const QPoint& pixel) const;
+    QString toolTipAt(const QPoint& pixel) const override;
 
 protected:
     void rebuild() override;
@@ -60,7 +60,6 @@ private:
     QCPGraph* addBaselineGraph(const QString& variant, const QVector<double>& keys, const QVector<double>& values);
     /// The overlay's single legend entry, "baseline: FILE".
     void addBaselineLegend();
-    void showToolTip(QMouseEvent* event);
 
     QString m_baselineSource;
     std::vector<MarkedPoint> m_resident;

@@ -3,8 +3,6 @@
 #include "gui/results_model.h"
 #include "gui/theme.h"
 
-#include <QMouseEvent>
-#include <QToolTip>
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -73,17 +71,6 @@ QString formatCeiling(double v)
     return v >= 100.0 ? QString::number(v, 'f', 0) : QString::number(v, 'g', 3);
 }
 
-QString formatBytes(double bytes)
-{
-    static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int unit = 0;
-    while (bytes >= 1024.0 && unit < 4) {
-        bytes /= 1024.0;
-        ++unit;
-    }
-    return QStringLiteral("%1 %2").arg(QString::number(bytes, 'g', 3), QString::fromLatin1(kUnits[unit]));
-}
-
 /// Why a bar can stand above its measured ceiling, for its tooltip.
 QString aboveCeilingReason(const Summary& s, Metric metric)
 {
@@ -91,10 +78,10 @@ QString aboveCeilingReason(const Summary& s, Metric metric)
         const bool gpu = s.device.kind == "cuda";
         QString cache = gpu ? QObject::tr("the GPU's L2 cache") : QObject::tr("the CPU's last-level cache");
         if (gpu && s.device.l2Bytes > 0)
-            cache += QStringLiteral(" (%1)").arg(formatBytes(static_cast<double>(s.device.l2Bytes)));
+            cache += QStringLiteral(" (%1)").arg(ChartView::bytesText(static_cast<double>(s.device.l2Bytes)));
         return QObject::tr("Above the ceiling: the working set (%1) likely fits in %2, so the DRAM bandwidth "
                            "ceiling does not bound this run.")
-            .arg(formatBytes(s.bytes), cache);
+            .arg(ChartView::bytesText(s.bytes), cache);
     }
     return QObject::tr("Above the ceiling: the calibration kernel did not reach this rate (a higher clock during "
                        "this run, or a cost model that counts more flops than the variant executes).");
@@ -140,15 +127,6 @@ QString ThroughputChart::toolTipAt(const QPoint& pixel) const
             return bar.toolTip;
     }
     return {};
-}
-
-void ThroughputChart::showToolTip(QMouseEvent* event)
-{
-    const QString text = toolTipAt(event->pos());
-    if (text.isEmpty())
-        QToolTip::hideText();
-    else
-        QToolTip::showText(event->globalPosition().toPoint(), text, plot());
 }
 
 void ThroughputChart::rebuild()
@@ -301,7 +279,7 @@ void ThroughputChart::rebuild()
                 bar.toolTip += QLatin1Char('\n')
                     + tr("* The working set (%1) fits in the last-level cache (%2): after the first touch it is read "
                          "from cache, so this is not a DRAM figure.")
-                          .arg(formatBytes(s.bytes), formatBytes(static_cast<double>(s.cacheBytes)));
+                          .arg(ChartView::bytesText(s.bytes), ChartView::bytesText(static_cast<double>(s.cacheBytes)));
         }
         if (over)
             bar.toolTip += QLatin1Char('\n') + tr("Result over tolerance.");

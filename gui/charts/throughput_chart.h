@@ -43,14 +43,12 @@ public:
     /// The bars drawn now, left to right.
     const std::vector<Bar>& bars() const { return m_bars; }
     /// The tooltip of the bar (or its label) under `pixel`, in the plot's coordinates; empty over no bar.
-    QString toolTipAt(const QPoint& pixel) const;
+    QString toolTipAt(const QPoint& pixel) const override;
 
 protected:
     void rebuild() override;
 
 private:
-    void showToolTip(QMouseEvent* event);
-
     std::uint64_t m_size = 0;
     std::uint64_t m_shownSize = 0;
     std::vector<Bar> m_bars;
