@@ -4,5 +4,5 @@ extern "C" __global__ void row_per_thread(ks_spmv_args a)
 {
     const int row = blockIdx.x * blockDim.x + threadIdx.x;
     if (row < a.rows)
-        a.y[row] = 0.0 +;
+        a.y[row] = 0.0 + ;
 }

@@ -7,7 +7,6 @@ extern "C" __global__ void spin_forever(ks_spmv_args a)
     if (row >= a.rows)
         return;
     // clock64() is never negative, but the compiler cannot know it, so the loop is kept.
-    while (clock64() >= 0) {
-    }
+    while (clock64() >= 0) { }
     a.y[row] = 0.0;
 }
