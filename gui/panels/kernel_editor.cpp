@@ -92,12 +92,18 @@ QList<KernelDiagnostic> parseKernelDiagnostics(const QString& fileName, const QS
             continue;
         }
 
+        // "my.cu: message" where the path before the name may hold spaces ("/home/me/My Kernels/my.cu: ...").
+        if (const qsizetype at = line.indexOf(ownName + QStringLiteral(": ")); !ownName.isEmpty() && at >= 0
+            && (at == 0 || line.at(at - 1) == QLatin1Char('/')) && !line.left(at).contains(QStringLiteral(": "))) {
+            const Severity s = splitSeverity(line.mid(at + ownName.size() + 2));
+            out.append({0, s.error, s.message});
+            continue;
+        }
+
         if (const QRegularExpressionMatch m = unlocatedPattern().match(line); m.hasMatch()) {
             const QString file = m.captured(1);
             const Severity s = splitSeverity(m.captured(2));
-            if (isOwnFile(file))
-                out.append({0, s.error, s.message});
-            else if (s.known)
+            if (s.known)
                 out.append({0, s.error, file + QStringLiteral(": ") + s.message});
         }
     }

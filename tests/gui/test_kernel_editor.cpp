@@ -95,6 +95,14 @@ TEST(KernelDiagnostics, LaunchDeclarationErrorsHaveNoSeverityWord)
     EXPECT_TRUE(d[1].message.startsWith(QStringLiteral("no launch declaration: add a line such as")));
     EXPECT_EQ(d[2], (KernelDiagnostic {0, true, QStringLiteral("no `// kernelscope: kernel=` line")}));
     EXPECT_EQ(d[3].line, 12);
+
+    // A path with spaces, in both forms.
+    const auto spaced = parseKernelDiagnostics(QStringLiteral("my.cu"),
+        QStringLiteral("/home/me/My Kernels/my.cu: no launch declaration\n"
+                       "/home/me/My Kernels/my.cu:4: 'block' given twice\n"));
+    ASSERT_EQ(spaced.size(), 2);
+    EXPECT_EQ(spaced[0], (KernelDiagnostic {0, true, QStringLiteral("no launch declaration")}));
+    EXPECT_EQ(spaced[1], (KernelDiagnostic {4, true, QStringLiteral("'block' given twice")}));
 }
 
 TEST(KernelDiagnostics, OtherFilesAndFilelessMessagesKeptOnLineZero)
