@@ -24,14 +24,13 @@ struct KernelDiagnostic {
     bool operator==(const KernelDiagnostic&) const = default;
 };
 
-/// Parses compiler output: one message per line in the forms our compiler reports them,
-///   "my.cu:7: error: identifier \"foo\" is undefined"              (CompileDiagnostic::text, also "catastrophic
-///   error")
-///   "/abs/path/my.cu(7): error: ..."                                 (NVRTC's raw form, "warning #177-D: ..." too)
-///   "my.cu:3: warning: ..."                                          ("remark" counts as a warning)
-///   "my.cu:2: unknown key 'foo' ..."                                 (a launch-declaration error: no severity, an
-///   error) "my.cu: error: no `// kernelscope: kernel=` line"                (no line number: line 0) "error: cannot
-///   compile my.cu: ..." and "nvrtc: error: ..."       (no file: line 0)
+/// Parses compiler output, one message per line, in the forms our compiler reports them:
+/// - "my.cu:7: error: identifier \"foo\" is undefined" (CompileDiagnostic::text; "catastrophic error" too);
+/// - "/abs/path/my.cu(7): error: ..." (NVRTC's raw form; "warning #177-D: ..." too);
+/// - "my.cu:3: warning: ..." ("remark" counts as a warning);
+/// - "my.cu:2: unknown key 'foo' ..." (a launch-declaration error, UserKernelError: no severity word, an error);
+/// - "my.cu: error: no `// kernelscope: kernel=` line" and "my.cu: no launch declaration: ..." (no line: line 0);
+/// - "error: cannot compile my.cu: ..." and "nvrtc: error: ..." (no file: line 0).
 /// Lines naming another file (e.g. the ABI header prepended before the user's code) are kept with line 0, their
 /// location kept at the front of the message ("kernelscope_spmv_abi.h:12: ..."). `fileName` is matched by its file
 /// name (the path may differ: absolute vs relative). Every other line is dropped: NVRTC's raw log echoes the source
