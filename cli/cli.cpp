@@ -461,73 +461,19 @@ void setDataOrigin(const RunArgs& a, const Workload& workload, SweepRequest& req
     }
 }
 
-/// One entry of a run's order: a built-in variant, or a user kernel's variant with its file.
-struct RunEntry {
-    const Variant* variant = nullptr;
-    std::string kernel; ///< the user's .cu file; empty for a built-in variant
-};
-
-/// runSweep with user variants beside the built-in ones: per size, the dataset and reference once, then each entry
-/// in order; a user variant that can run here runs in a worker process (worker.h), one that cannot is skipped with
-/// its reason by the runner, as a built-in one is.
-std::vector<Summary> runSweepWithUserKernels(const SweepPlan& plan, const std::vector<RunEntry>& entries,
-    const RunArgs& a, const Runner& runner, RunObserver& observer, std::stop_token stop)
+/// The data origin of a run's arguments, as a user variant's worker rebuilds it.
+DataOrigin dataOrigin(const RunArgs& a)
 {
-    const SweepRequest& request = plan.request;
-    const Workload& workload = *request.workload;
-    const int total = static_cast<int>(plan.sizes.size() * entries.size());
-    std::vector<Summary> summaries;
-    const Clock& clock = steadyClock();
-    const double started = clock.nowSeconds();
-    int index = 0;
-    for (std::size_t sizeIndex = 0; sizeIndex < plan.sizes.size() && !stop.stop_requested(); ++sizeIndex) {
-        const std::uint64_t size = plan.sizes[sizeIndex];
-        const SizeInputs inputs = prepareSize(plan, sizeIndex, runner, observer);
-        for (const RunEntry& entry : entries) {
-            if (stop.stop_requested())
-                break;
-            SweepProgress progress;
-            progress.runIndex = index;
-            progress.runCount = total;
-            progress.variant = entry.variant->id;
-            progress.size = size;
-            progress.elapsedS = clock.nowSeconds() - started;
-            progress.remainingS = index > 0 ? progress.elapsedS / index * (total - index) : -1.0;
-            observer.onProgress(progress);
-            const std::string runId = sweepRunId(request.runIdPrefix, index++);
-            if (!inputs.problem.empty()) {
-                Summary s = failedSweepRow(plan, *entry.variant, size, runId, inputs.problem);
-                observer.onSummary(s);
-                summaries.push_back(std::move(s));
-                continue;
-            }
-            if (entry.kernel.empty() || !unavailableReason(*entry.variant).empty()) {
-                RunRequest run {
-                    &workload, entry.variant, inputs.dataset, plan.params, request.options, inputs.reference, runId};
-                summaries.push_back(runner.run(run, observer, stop));
-                continue;
-            }
-            WorkerRequest w;
-            w.workload = workload.id();
-            w.input = a.input;
-            w.h5Path = a.h5Path;
-            w.vector = a.vector;
-            w.generate = a.generate;
-            w.allowNonFinite = a.allowNonFinite;
-            w.size = size;
-            w.params = a.params;
-            w.options = request.options;
-            w.noCalibrate = a.noCalibrate;
-            w.kernel = entry.kernel;
-            w.nvrtcOptions = a.nvrtcOptions;
-            w.runId = runId;
-            const Summary base = failedSweepRow(plan, *entry.variant, size, runId, {});
-            Summary s = runInWorker(workerArgv(), w, base, observer, stop);
-            observer.onSummary(s);
-            summaries.push_back(std::move(s));
-        }
-    }
-    return summaries;
+    DataOrigin o;
+    o.input = a.input;
+    o.h5Path = a.h5Path;
+    o.vector = a.vector;
+    o.generate = a.generate;
+    o.allowNonFinite = a.allowNonFinite;
+    o.params = a.params;
+    o.noCalibrate = a.noCalibrate;
+    o.nvrtcOptions = a.nvrtcOptions;
+    return o;
 }
 
 int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop_token stop)
@@ -677,7 +623,7 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
             summaries = std::move(outcome.summaries);
             decisions = std::move(outcome.decisions);
         } else if (!userVariants.empty()) {
-            summaries = runSweepWithUserKernels(plan, entries, a, runner, fanout, stop);
+            summaries = runSweepWithUserKernels(plan, entries, dataOrigin(a), runner, fanout, stop);
         } else {
             summaries = runSweep(plan, runner, fanout, stop);
         }

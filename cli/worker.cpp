@@ -284,6 +284,59 @@ void setWorkerArgv(std::vector<std::string> argv)
     chosenWorkerArgv() = std::move(argv);
 }
 
+std::vector<Summary> runSweepWithUserKernels(const SweepPlan& plan, const std::vector<RunEntry>& entries,
+    const DataOrigin& origin, const Runner& runner, RunObserver& observer, std::stop_token stop)
+{
+    const SweepRequest& request = plan.request;
+    const Workload& workload = *request.workload;
+    const int total = static_cast<int>(plan.sizes.size() * entries.size());
+    std::vector<Summary> summaries;
+    const Clock& clock = steadyClock();
+    const double started = clock.nowSeconds();
+    int index = 0;
+    for (std::size_t sizeIndex = 0; sizeIndex < plan.sizes.size() && !stop.stop_requested(); ++sizeIndex) {
+        const std::uint64_t size = plan.sizes[sizeIndex];
+        const SizeInputs inputs = prepareSize(plan, sizeIndex, runner, observer);
+        for (const RunEntry& entry : entries) {
+            if (stop.stop_requested())
+                break;
+            SweepProgress progress;
+            progress.runIndex = index;
+            progress.runCount = total;
+            progress.variant = entry.variant->id;
+            progress.size = size;
+            progress.elapsedS = clock.nowSeconds() - started;
+            progress.remainingS = index > 0 ? progress.elapsedS / index * (total - index) : -1.0;
+            observer.onProgress(progress);
+            const std::string runId = sweepRunId(request.runIdPrefix, index++);
+            if (!inputs.problem.empty()) {
+                Summary s = failedSweepRow(plan, *entry.variant, size, runId, inputs.problem);
+                observer.onSummary(s);
+                summaries.push_back(std::move(s));
+                continue;
+            }
+            if (entry.kernel.empty() || !unavailableReason(*entry.variant).empty()) {
+                RunRequest run {
+                    &workload, entry.variant, inputs.dataset, plan.params, request.options, inputs.reference, runId};
+                summaries.push_back(runner.run(run, observer, stop));
+                continue;
+            }
+            WorkerRequest w;
+            static_cast<DataOrigin&>(w) = origin;
+            w.workload = workload.id();
+            w.size = size;
+            w.options = request.options;
+            w.kernel = entry.kernel;
+            w.runId = runId;
+            const Summary base = failedSweepRow(plan, *entry.variant, size, runId, {});
+            Summary s = runInWorker(workerArgv(), w, base, observer, stop);
+            observer.onSummary(s);
+            summaries.push_back(std::move(s));
+        }
+    }
+    return summaries;
+}
+
 std::vector<std::string> workerArgv()
 {
     if (!chosenWorkerArgv().empty())

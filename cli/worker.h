@@ -8,6 +8,7 @@
 
 #include "compute/core/observer.h"
 #include "compute/core/runner.h"
+#include "compute/core/sweep.h"
 
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -18,22 +19,26 @@
 
 namespace ks::cli {
 
-/// What a worker needs to redo the parent's run of one user variant at one size: the dataset's origin as the
-/// command line gave it (so the worker builds it with the same code), the run's parameters and options, and the
-/// kernel.
-struct WorkerRequest {
-    std::string workload;
+/// Where a run's data comes from, as the command line gives it (the GUI states its file or generator the same way),
+/// so a worker builds the same dataset with the same code.
+struct DataOrigin {
     std::string input; ///< a dataset file, or empty for generated data
     std::string h5Path;
     std::string vector;
     std::string generate; ///< generator parameters, key=value,...
     bool allowNonFinite = false;
-    std::uint64_t size = 0; ///< the one size this run uses (a prefix of a loaded file, or the generator's size)
-    std::vector<std::string> params; ///< --param arguments as given
-    RunOptions options;
+    std::vector<std::string> params; ///< --param arguments as given (key=value)
     bool noCalibrate = false;
-    std::string kernel; ///< the .cu file
     std::vector<std::string> nvrtcOptions;
+};
+
+/// What a worker needs to redo the parent's run of one user variant at one size: the dataset's origin, the run's
+/// options, and the kernel.
+struct WorkerRequest : DataOrigin {
+    std::string workload;
+    std::uint64_t size = 0; ///< the one size this run uses (a prefix of a loaded file, or the generator's size)
+    RunOptions options;
+    std::string kernel; ///< the .cu file
     std::string runId;
 };
 
@@ -102,6 +107,18 @@ struct WorkerLimits {
 /// workload, variant, size) whose message says what happened. The Summary is not reported to the observer.
 Summary runInWorker(const std::vector<std::string>& workerArgv, const WorkerRequest& request, const Summary& base,
     RunObserver& observer, std::stop_token stop = {}, const WorkerLimits& limits = {});
+
+/// One entry of a run's order: a built-in variant, or a user kernel's variant with its file.
+struct RunEntry {
+    const Variant* variant = nullptr;
+    std::string kernel; ///< the user's .cu file; empty for a built-in variant
+};
+
+/// runSweep with user variants beside the built-in ones: per size, the dataset and reference once, then each entry
+/// in order; a user variant that can run here runs in a worker process (runInWorker), one that cannot is skipped
+/// with its reason by the runner, as a built-in one is. `origin` is the plan's data as the worker rebuilds it.
+std::vector<Summary> runSweepWithUserKernels(const SweepPlan& plan, const std::vector<RunEntry>& entries,
+    const DataOrigin& origin, const Runner& runner, RunObserver& observer, std::stop_token stop = {});
 
 /// The worker's argv: this executable (/proc/self/exe) and `worker`, unless setWorkerArgv chose another (a test
 /// binary that drives the CLI in-process is not kernelscope-cli).

@@ -1,5 +1,6 @@
 // kernelscope: the desktop profiler. Starts on the built-in generator of the first workload; --demo also runs a
 // short sweep of every variant that can run here.
+#include "cli/cli.h"
 #include "compute/core/registry.h"
 #include "compute/core/version.h"
 #include "gui/charts/chart_view.h"
@@ -11,9 +12,15 @@
 #include <QCommandLineParser>
 #include <QTabWidget>
 #include <QTimer>
+#include <iostream>
+#include <string_view>
 
 int main(int argc, char** argv)
 {
+    // A user kernel runs isolated in a child process: this executable again, as `kernelscope worker` (cli/worker.h),
+    // which needs no display and answers on its stdout.
+    if (argc == 2 && std::string_view(argv[1]) == "worker")
+        return ks::cli::runCli({"worker"}, std::cout, std::cerr);
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("KernelScope"));
     QApplication::setApplicationName(QStringLiteral("kernelscope"));
@@ -32,7 +39,11 @@ int main(int argc, char** argv)
     const QCommandLineOption screenshot(QStringLiteral("screenshot"),
         QStringLiteral("After the demo sweep, save the window as PNG files named FILE-<tab>.png and quit"),
         QStringLiteral("FILE"));
-    parser.addOptions({demo, theme, workload, screenshot});
+    const QCommandLineOption kernel(QStringLiteral("kernel"),
+        QStringLiteral("A user's CUDA kernel file for the workload's ABI, opened in the Kernels pane and run as "
+                       "variant user:<stem> (repeat for several)"),
+        QStringLiteral("file.cu"));
+    parser.addOptions({demo, theme, workload, screenshot, kernel});
     parser.addPositionalArgument(QStringLiteral("file"),
         QStringLiteral("A dataset file to open, or a results file kernelscope-cli wrote (--json, --csv)"),
         QStringLiteral("[file]"));
@@ -44,6 +55,8 @@ int main(int argc, char** argv)
     if (parser.isSet(workload))
         window.setWorkload(parser.value(workload));
     window.show();
+    for (const QString& file : parser.values(kernel))
+        window.addUserKernel(file); // a refusal says why in the status bar
     if (!parser.positionalArguments().isEmpty())
         // Sniffed as a drop is: a results file opens as results, anything else as the dataset.
         window.openDroppedFile(parser.positionalArguments().front());

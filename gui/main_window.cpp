@@ -1,10 +1,13 @@
 #include "gui/main_window.h"
+#include "gui/panels/kernel_dock.h"
+#include "gui/user_kernels.h"
 
 #include "compute/core/clock_format.h"
 #include "compute/core/decide.h"
 #include "compute/core/errors.h"
 #include "compute/core/registry.h"
 #include "compute/core/sweep.h"
+#include "compute/core/user_kernel.h"
 #include "compute/device/device_info.h"
 #include "gui/autosave.h"
 #include "gui/charts/speedup_chart.h"
@@ -26,10 +29,12 @@
 #include <QComboBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QSaveFile>
 #include <QSplitter>
 #include <QTabWidget>
 #include <utility>
@@ -194,6 +199,7 @@ void MainWindow::setWorkload(const QString& id)
     for (const auto& v : w->variants())
         order << QString::fromStdString(v.id);
     m_model->setVariantOrder(order);
+    listUserKernels();
 
     for (WorkloadView* view : std::as_const(m_workloadViews)) {
         m_tabs->removeTab(m_tabs->indexOf(view));
@@ -235,6 +241,10 @@ bool MainWindow::startWork(bool decide)
         return refuse(tr("Check at least one variant that can run here"));
     if (decide && variants.size() < 2)
         return refuse(tr("Check at least two variants to decide between (the first is A)"));
+    const bool withUserKernels
+        = std::any_of(variants.begin(), variants.end(), [](const QString& v) { return isUserKernelId(v); });
+    if (decide && withUserKernels)
+        return refuse(tr("A decision runs built-in variants in one process: uncheck the user kernels to decide"));
     if (const QString e = m_runSettings->validationError(); !e.isEmpty())
         return refuse(e);
 
@@ -260,13 +270,35 @@ bool MainWindow::startWork(bool decide)
             return refuse(tr("Generator: %1").arg(e));
         request.generator = m_datasetPanel->generatorValues();
     }
+    // User kernels run in worker processes that rebuild the data from where it came from, as the CLI states it.
+    UserKernelRun user;
+    if (withUserKernels) {
+        for (const QString& v : variants) {
+            user.order.push_back(v.toStdString());
+            if (isUserKernelId(v))
+                user.files[v.toStdString()] = m_kernelDock->kernelPath(v).toStdString();
+        }
+        auto params = request.params;
+        for (const auto& [key, value] : m_loadedReaderOptions)
+            params.emplace(key, value);
+        user.origin.params = paramArguments(params);
+        user.origin.noCalibrate = !m_controller->calibrationEnabled();
+        if (request.dataset) {
+            user.origin.input = m_loadedPath.toStdString();
+            user.origin.h5Path = m_datasetPanel->h5Path().toStdString();
+            user.origin.allowNonFinite = m_datasetPanel->allowNonFinite();
+        } else {
+            for (const auto& [key, value] : request.generator)
+                user.origin.generate += (user.origin.generate.empty() ? "" : ",") + key + "=" + value;
+        }
+    }
     try {
         if (decide) {
             DecideOptions options;
             options.margin = m_variantPanel->decideMargin();
             m_controller->startDecision(request, options);
         } else {
-            m_controller->start(request);
+            m_controller->start(request, user);
         }
     } catch (const std::exception& e) {
         return refuse(QString::fromStdString(e.what()));
@@ -274,6 +306,8 @@ bool MainWindow::startWork(bool decide)
 
     // A verdict belongs to the runs it measured: the next run, decision or not, starts without one.
     m_speedup->setDecisions({});
+    m_kernelDock->markRunStarted();
+    m_rerunPending = false;
     m_runClock.start();
     setRunningUi(true);
     showStatus(decide ? tr("Deciding between %1 variants, interleaved…").arg(variants.size())
@@ -308,6 +342,8 @@ void MainWindow::cancelRun()
 void MainWindow::onSummary(const ks::Summary& summary)
 {
     m_model->addSummary(summary);
+    if (isUserKernelId(QString::fromStdString(summary.variant)))
+        m_kernelDock->recordSummary(summary);
     try {
         m_autosave->append(summary);
     } catch (const std::exception& e) {
@@ -336,10 +372,111 @@ void MainWindow::onFinished(const std::vector<ks::Summary>& summaries, bool canc
                        .arg(summaries.size()),
             counts.incorrect + counts.failed > 0);
     Q_EMIT runFinished(cancelled);
-    if (m_closeRequested)
+    if (m_closeRequested) {
         close();
-    else
-        onRunSettingsChanged(); // a reader option changed during the sweep reloads the file now
+        return;
+    }
+    onRunSettingsChanged(); // a reader option changed during the sweep reloads the file now
+    if (m_rerunPending && !cancelled) {
+        m_rerunPending = false;
+        startRun(); // a kernel was saved while that sweep ran
+    }
+}
+
+bool MainWindow::addUserKernel(const QString& path, QString* error)
+{
+    auto fail = [this, error](const QString& why) {
+        if (error)
+            *error = why;
+        showStatus(why, true);
+        return false;
+    };
+    const ks::Workload* w = currentWorkload();
+    if (!w)
+        return fail(tr("Choose a workload first"));
+    if (!findUserKernelAbi(w->id())) {
+        QStringList those;
+        for (const std::string& id : userKernelWorkloads())
+            those << QString::fromStdString(id);
+        return fail(tr("Workload %1 takes no user kernels (those that do: %2)")
+                        .arg(QString::fromStdString(w->id()), those.join(QStringLiteral(", "))));
+    }
+    const QString workload = QString::fromStdString(w->id());
+    QString why;
+    if (!m_kernelDock->openKernel(workload, path, &why))
+        return fail(why);
+    const QString id = userKernelId(path);
+    // The kernel's colour is fixed now, before its first run, so the pane and every chart agree on it.
+    m_kernelDock->setKernelColor(id, seriesColor(m_model->variantIndex(id), isDark(palette())));
+    m_variantPanel->addUserKernel(id, m_kernelDock->kernelPath(id), userKernelUnavailableReason(workload, path));
+    const QString reason = m_variantPanel->unavailableReason(id);
+    showStatus(reason.isEmpty() ? tr("%1 added: each save that compiles re-runs the checked variants").arg(id)
+                                : tr("%1 added; it cannot run here: %2").arg(id, reason));
+    return true;
+}
+
+bool MainWindow::newKernelFromTemplate(const QString& path, QString* error)
+{
+    const ks::Workload* w = currentWorkload();
+    const UserKernelAbi* abi = w ? findUserKernelAbi(w->id()) : nullptr;
+    if (!abi)
+        return addUserKernel(path, error); // says which workloads take user kernels
+    QSaveFile file(path);
+    const QByteArray text = QByteArray::fromStdString(abi->templateSource);
+    if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size() || !file.commit()) {
+        const QString why = tr("%1: cannot be written (%2)").arg(path, file.errorString());
+        if (error)
+            *error = why;
+        showStatus(why, true);
+        return false;
+    }
+    return addUserKernel(path, error);
+}
+
+void MainWindow::onKernelChanged(const QString& id)
+{
+    if (!m_variantPanel->checkedVariants().contains(id)) {
+        showStatus(tr("%1 compiles; check it in Variants to run it").arg(id));
+        return;
+    }
+    if (isRunning()) {
+        m_rerunPending = true;
+        showStatus(tr("%1 changed: the checked variants run again when this sweep ends").arg(id));
+        return;
+    }
+    if (startRun())
+        showStatus(tr("%1 changed: running the checked variants again").arg(id));
+}
+
+void MainWindow::listUserKernels()
+{
+    const ks::Workload* w = currentWorkload();
+    if (!w)
+        return;
+    const QString workload = QString::fromStdString(w->id());
+    for (const QString& id : m_kernelDock->kernelIds(workload)) {
+        m_model->variantIndex(id);
+        const QString path = m_kernelDock->kernelPath(id);
+        m_variantPanel->addUserKernel(id, path, userKernelUnavailableReason(workload, path));
+    }
+}
+
+void MainWindow::addKernelInteractive()
+{
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Add Kernel File"), QString(), tr("CUDA sources (*.cu *.cuh);;All files (*)"));
+    if (!path.isEmpty())
+        addUserKernel(path);
+}
+
+void MainWindow::newKernelInteractive()
+{
+    const ks::Workload* w = currentWorkload();
+    const QString suggested = QStringLiteral("my_%1.cu").arg(w ? QString::fromStdString(w->id()) : QString());
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("New Kernel from Template"), suggested, tr("CUDA sources (*.cu);;All files (*)"));
+    if (!path.isEmpty())
+        newKernelFromTemplate(path);
 }
 
 void MainWindow::onRunSettingsChanged()

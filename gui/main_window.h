@@ -32,6 +32,7 @@ namespace ks::gui {
 class Autosave;
 class ChartView;
 class DatasetPanel;
+class KernelDock;
 class ResultsModel;
 class RunController;
 class RunSettingsPanel;
@@ -75,6 +76,14 @@ public:
     QString pinnedBaseline() const { return m_baselineSource; }
     /// Opens a dataset file in the Dataset panel.
     void openDatasetFile(const QString& path);
+    /// Bring your own kernel: opens a .cu file written for the current workload's ABI in the Kernels pane, watches
+    /// it, and lists it as variant user:<stem> (checked when it can run here). Each later save that compiles
+    /// re-runs the checked variants. False, with a one-line reason, when the workload takes no user kernels or the
+    /// file cannot be read.
+    bool addUserKernel(const QString& path, QString* error = nullptr);
+    /// Writes the current workload's template kernel to `path` (replacing what is there) and adds it.
+    bool newKernelFromTemplate(const QString& path, QString* error = nullptr);
+    KernelDock* kernelDock() const { return m_kernelDock; }
     /// What a file dropped on the window, or named on the command line, does: a results file (isResultsFile) opens
     /// as File → Open Results… does, anything else as a dataset.
     void openDroppedFile(const QString& path);
@@ -129,6 +138,12 @@ private:
     /// Reloads the loaded file when a reader option changed since it was read.
     void onRunSettingsChanged();
     void onDatasetLoadRequested(const QString& path, const QString& h5Path, bool allowNonFinite);
+    /// A user kernel's save compiled: re-runs the checked variants when it is one of them (after the running sweep).
+    void onKernelChanged(const QString& id);
+    /// Lists the Kernels pane's files of the current workload in the variant panel (after it was rebuilt).
+    void listUserKernels();
+    void addKernelInteractive();
+    void newKernelInteractive();
     void copySelection() const;
     /// The results table's context action: pins the file the current row was loaded from.
     void pinCurrentRowsFile();
@@ -154,6 +169,9 @@ private:
     QString m_baselineSource;
     QList<WorkloadView*> m_workloadViews; ///< the current workload's own tabs
     QLabel* m_status = nullptr;
+    KernelDock* m_kernelDock = nullptr;
+    /// A kernel was saved while a sweep ran: the checked variants run again when it ends.
+    bool m_rerunPending = false;
     QProgressBar* m_progress = nullptr;
 
     std::unique_ptr<SettingsStore> m_settings;

@@ -12,6 +12,7 @@
 #include "gui/loaded_results.h"
 #include "gui/main_window.h"
 #include "gui/panels/dataset_panel.h"
+#include "gui/panels/kernel_dock.h"
 #include "gui/panels/run_settings_panel.h"
 #include "gui/panels/variant_panel.h"
 #include "gui/results_model.h"
@@ -115,6 +116,13 @@ void MainWindow::buildUi()
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
 
+    // Bring your own kernel: the editors of the user's .cu files, on the right, shown when the first one opens.
+    m_kernelDock = new KernelDock(this);
+    m_kernelDock->setFeatures(
+        QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable | QDockWidget::DockWidgetClosable);
+    addDockWidget(Qt::RightDockWidgetArea, m_kernelDock);
+    m_kernelDock->hide();
+
     // Charts over the results table.
     m_tabs = new QTabWidget;
     m_tabs->setObjectName(QStringLiteral("charts"));
@@ -177,6 +185,9 @@ void MainWindow::buildUi()
         [this] { setWorkload(m_workloadCombo->currentData().toString()); });
     connect(m_runButton, &QPushButton::clicked, this, [this] { startRun(); });
     connect(m_variantPanel, &VariantPanel::decideRequested, this, [this] { startDecision(); });
+    connect(m_variantPanel, &VariantPanel::addKernelRequested, this, &MainWindow::addKernelInteractive);
+    connect(m_kernelDock, &KernelDock::kernelChanged, this, &MainWindow::onKernelChanged);
+    connect(m_kernelDock, &KernelDock::kernelClosed, m_variantPanel, &VariantPanel::removeUserKernel);
     connect(m_cancelButton, &QPushButton::clicked, this, &MainWindow::cancelRun);
     connect(m_datasetPanel, &DatasetPanel::loadRequested, this, &MainWindow::onDatasetLoadRequested);
     connect(m_datasetPanel, &DatasetPanel::recentFilesChanged, this,
@@ -270,6 +281,14 @@ void MainWindow::buildMenus()
         m_speedup->setDecisions({});
         pinBaseline({});
     });
+
+    QMenu* kernels = menuBar()->addMenu(tr("&Kernels"));
+    kernels->addAction(tr("&Add Kernel File…"), this, &MainWindow::addKernelInteractive)
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
+    kernels->addAction(tr("&New Kernel from Template…"), this, &MainWindow::newKernelInteractive);
+    kernels->addSeparator();
+    kernels->addAction(m_kernelDock->toggleViewAction());
+    m_kernelDock->toggleViewAction()->setText(tr("Show Kernels &Pane"));
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     QMenu* theme = view->addMenu(tr("&Theme"));

@@ -81,7 +81,7 @@ ComputeWorker::ComputeWorker(QObject* parent)
 {
 }
 
-void ComputeWorker::runSweep(const ks::SweepPlan& plan, std::stop_token stop)
+void ComputeWorker::runSweep(const ks::SweepPlan& plan, const ks::gui::UserKernelRun& user, std::stop_token stop)
 {
     SignalObserver observer(*this);
     Runner runner;
@@ -90,7 +90,8 @@ void ComputeWorker::runSweep(const ks::SweepPlan& plan, std::stop_token stop)
     QString error;
     std::vector<Summary> summaries;
     try {
-        summaries = ks::runSweep(plan, runner, observer, stop);
+        summaries = user.empty() ? ks::runSweep(plan, runner, observer, stop)
+                                 : runSweepWithUserKernels(plan, user, runner, observer, stop);
     } catch (const std::exception& e) {
         // Only an invalid request gets here (runs report their own failures); nothing has been measured.
         error = QString::fromStdString(e.what());
@@ -149,6 +150,7 @@ RunController::~RunController()
 
 void RunController::setCalibrationEnabled(bool enabled)
 {
+    m_calibrate = enabled;
     QMetaObject::invokeMethod(
         m_worker, [worker = m_worker, enabled] { worker->setCalibrationEnabled(enabled); },
         Qt::BlockingQueuedConnection);
@@ -163,12 +165,23 @@ template <class Work> void RunController::post(Work work)
         m_worker, [work = std::move(work), token = m_stop.get_token()] { work(token); }, Qt::QueuedConnection);
 }
 
-void RunController::start(const SweepRequest& request)
+void RunController::start(const SweepRequest& request, const UserKernelRun& user)
 {
     if (m_running)
         throw std::logic_error("a sweep is already running");
-    SweepPlan plan = planSweep(request); // parsed once, here, so an invalid request never reaches the worker
-    post([worker = m_worker, plan = std::move(plan)](std::stop_token token) { worker->runSweep(plan, token); });
+    SweepRequest builtIn = request;
+    if (!user.empty()) {
+        builtIn.variantIds.clear();
+        for (const std::string& id : user.order)
+            if (!user.files.contains(id))
+                builtIn.variantIds.push_back(id);
+    }
+    SweepPlan plan = planSweep(builtIn); // parsed once, here, so an invalid request never reaches the worker
+    // Only user kernels checked: the plan's empty list would mean every built-in variant.
+    if (!user.empty() && builtIn.variantIds.empty())
+        plan.variants.clear();
+    post([worker = m_worker, plan = std::move(plan), user](
+             std::stop_token token) { worker->runSweep(plan, user, token); });
 }
 
 void RunController::startDecision(const SweepRequest& request, const DecideOptions& options)

@@ -4,6 +4,7 @@
 #include "compute/core/sweep.h"
 #include "data/read_options.h"
 #include "gui/metatypes.h"
+#include "gui/user_kernels.h"
 
 #include <QObject>
 #include <QString>
@@ -25,8 +26,9 @@ public:
     void setCalibrationEnabled(bool enabled) { m_calibrate = enabled; }
 
 public Q_SLOTS:
-    /// Runs the sweep to its end or until `stop` is requested. Never throws.
-    void runSweep(const ks::SweepPlan& plan, std::stop_token stop);
+    /// Runs the sweep to its end or until `stop` is requested; user kernels (when `user` names any) each in a
+    /// worker process. Never throws.
+    void runSweep(const ks::SweepPlan& plan, const ks::gui::UserKernelRun& user, std::stop_token stop);
     /// Runs the plan's variants interleaved until each has a verdict against the first (ks::decideSweep), then
     /// reports decisionsReady before sweepFinished. Never throws.
     void runDecision(const ks::SweepPlan& plan, const ks::DecideOptions& options, std::stop_token stop);
@@ -64,10 +66,12 @@ public:
 
     bool isRunning() const { return m_running; }
     void setCalibrationEnabled(bool enabled);
+    bool calibrationEnabled() const { return m_calibrate; }
 
     /// Starts a sweep. Throws ks::ParameterError (without starting) when the request is invalid, and
-    /// std::logic_error when a sweep is already running.
-    void start(const SweepRequest& request);
+    /// std::logic_error when a sweep is already running. With user kernels, `user.order` is the run order (the
+    /// request's variant ids are ignored) and each user kernel runs in a worker process.
+    void start(const SweepRequest& request, const UserKernelRun& user = {});
     /// Starts an A/B decision between the request's variants (the first is A): like start(), and decisionsReady
     /// comes before finished. Throws ks::ParameterError for fewer than two variants.
     void startDecision(const SweepRequest& request, const DecideOptions& options);
@@ -99,6 +103,7 @@ private:
     ComputeWorker* m_worker = nullptr;
     std::stop_source m_stop;
     bool m_running = false;
+    bool m_calibrate = true;
     quint64 m_ticket = 0;
 };
 

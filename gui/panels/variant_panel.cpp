@@ -14,6 +14,32 @@ namespace ks::gui {
 namespace {
 constexpr int kIdRole = Qt::UserRole + 1;
 constexpr int kReasonRole = Qt::UserRole + 2;
+constexpr int kUserRole = Qt::UserRole + 3; ///< true on a user kernel's row
+
+/// A row's text, flags and tooltips: checkable when it can run here, greyed with the reason otherwise.
+void fillRow(QTreeWidgetItem* item, const QString& id, const QString& name, const QString& backend,
+    const QString& technique, const QString& reason)
+{
+    item->setData(0, kIdRole, id);
+    item->setData(0, kReasonRole, reason);
+    item->setText(0, name);
+    item->setText(1, backend);
+    item->setText(2, technique);
+    const QString tip = QStringLiteral("%1 (%2)\n%3").arg(name, id, technique);
+    if (reason.isEmpty()) {
+        item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsUserCheckable);
+        item->setCheckState(0, Qt::Checked);
+        for (int c = 0; c < 3; ++c)
+            item->setToolTip(c, tip);
+    } else {
+        // Listed but greyed: the user sees the variant exists and why it cannot run here.
+        item->setFlags(Qt::ItemIsSelectable);
+        item->setCheckState(0, Qt::Unchecked);
+        item->setText(2, VariantPanel::tr("unavailable: %1").arg(reason));
+        for (int c = 0; c < 3; ++c)
+            item->setToolTip(c, tip + QStringLiteral("\n\n") + VariantPanel::tr("Cannot run here: %1").arg(reason));
+    }
+}
 } // namespace
 
 VariantPanel::VariantPanel(QWidget* parent)
@@ -39,6 +65,11 @@ VariantPanel::VariantPanel(QWidget* parent)
     all->setToolTip(tr("Check every variant that can run here"));
     connect(all, &QPushButton::clicked, this, [this] { setCheckedVariants(allVariants()); });
     connect(none, &QPushButton::clicked, this, [this] { setCheckedVariants({}); });
+    auto* addKernel = new QPushButton(tr("Add kernel…"), this);
+    addKernel->setObjectName(QStringLiteral("addKernel"));
+    addKernel->setToolTip(tr("Bring your own CUDA kernel: open a .cu file, or start from the workload's template; "
+                             "it is compiled with NVRTC, checked against the reference and timed beside these"));
+    connect(addKernel, &QPushButton::clicked, this, &VariantPanel::addKernelRequested);
 
     m_decide->setObjectName(QStringLiteral("decideVariants"));
     m_decide->setToolTip(tr("Run the checked variants interleaved, repetition by repetition, until the confidence "
@@ -61,6 +92,7 @@ VariantPanel::VariantPanel(QWidget* parent)
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(all);
     buttons->addWidget(none);
+    buttons->addWidget(addKernel);
     buttons->addStretch();
     buttons->addWidget(m_decide);
     buttons->addWidget(m_margin);
@@ -80,33 +112,43 @@ void VariantPanel::setWorkload(const ks::Workload* workload)
     const QSignalBlocker block(m_tree);
     m_tree->clear();
     if (workload) {
-        for (const auto& v : workload->variants()) {
-            auto* item = new QTreeWidgetItem(m_tree);
-            const QString id = QString::fromStdString(v.id);
-            const QString reason = QString::fromStdString(ks::unavailableReason(v));
-            item->setData(0, kIdRole, id);
-            item->setData(0, kReasonRole, reason);
-            item->setText(0, QString::fromStdString(v.name));
-            item->setText(1, QString::fromLatin1(backendName(v.backend)));
-            item->setText(2, QString::fromStdString(v.technique));
-            const QString tip = QStringLiteral("%1 (%2)\n%3")
-                                    .arg(QString::fromStdString(v.name), id, QString::fromStdString(v.technique));
-            if (reason.isEmpty()) {
-                item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsUserCheckable);
-                item->setCheckState(0, Qt::Checked);
-                for (int c = 0; c < 3; ++c)
-                    item->setToolTip(c, tip);
-            } else {
-                // Listed but greyed: the user sees the variant exists and why it cannot run here.
-                item->setFlags(Qt::ItemIsSelectable);
-                item->setCheckState(0, Qt::Unchecked);
-                item->setText(2, tr("unavailable: %1").arg(reason));
-                for (int c = 0; c < 3; ++c)
-                    item->setToolTip(c, tip + QStringLiteral("\n\n") + tr("Cannot run here: %1").arg(reason));
-            }
-        }
+        for (const auto& v : workload->variants())
+            fillRow(new QTreeWidgetItem(m_tree), QString::fromStdString(v.id), QString::fromStdString(v.name),
+                QString::fromLatin1(backendName(v.backend)), QString::fromStdString(v.technique),
+                QString::fromStdString(ks::unavailableReason(v)));
     }
     Q_EMIT selectionChanged();
+}
+
+void VariantPanel::addUserKernel(const QString& id, const QString& path, const QString& reason)
+{
+    {
+        const QSignalBlocker block(m_tree);
+        QTreeWidgetItem* item = itemFor(id);
+        if (!item)
+            item = new QTreeWidgetItem(m_tree);
+        item->setData(0, kUserRole, true);
+        fillRow(item, id, id, tr("user"), path, reason);
+    }
+    Q_EMIT selectionChanged();
+}
+
+void VariantPanel::removeUserKernel(const QString& id)
+{
+    QTreeWidgetItem* item = itemFor(id);
+    if (!item || !item->data(0, kUserRole).toBool())
+        return;
+    delete item;
+    Q_EMIT selectionChanged();
+}
+
+QStringList VariantPanel::userKernelIds() const
+{
+    QStringList ids;
+    for (int i = 0; i < m_tree->topLevelItemCount(); ++i)
+        if (m_tree->topLevelItem(i)->data(0, kUserRole).toBool())
+            ids << m_tree->topLevelItem(i)->data(0, kIdRole).toString();
+    return ids;
 }
 
 double VariantPanel::decideMargin() const

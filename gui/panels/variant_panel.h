@@ -33,11 +33,19 @@ public:
     QString unavailableReason(const QString& id) const;
     /// The equivalence margin for a decision, as a fraction (the spin box shows %).
     double decideMargin() const;
+    /// Lists a user's kernel file below the built-in variants (backend "user", its path as the technique), checked
+    /// when it can run here, greyed with `reason` when not. Adding an id again updates its row.
+    void addUserKernel(const QString& id, const QString& path, const QString& reason);
+    void removeUserKernel(const QString& id);
+    /// The listed user kernels' ids, in order.
+    QStringList userKernelIds() const;
 
 Q_SIGNALS:
     void selectionChanged();
     /// The user asked to decide between the checked variants (the first checked is A).
     void decideRequested();
+    /// The "Add kernel…" button: the user wants to bring a .cu file.
+    void addKernelRequested();
 
 private:
     QTreeWidgetItem* itemFor(const QString& id) const;

@@ -1,5 +1,7 @@
 // GUI tests need a QApplication before any widget exists; they run offscreen (QT_QPA_PLATFORM=offscreen is set
 // for every test by ks_add_test, and defaulted here for direct runs).
+#include "cli/worker.h"
+
 #include <QApplication>
 #include <QStandardPaths>
 #include <gtest/gtest.h>
@@ -10,6 +12,8 @@ int main(int argc, char** argv)
         qputenv("QT_QPA_PLATFORM", "offscreen");
     // Settings and autosaves go to throw-away test locations, never the user's.
     QStandardPaths::setTestModeEnabled(true);
+    // A user kernel's worker is kernelscope-cli's (this test binary is not the app that serves as its own worker).
+    ks::cli::setWorkerArgv({KS_CLI_BINARY, "worker"});
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("KernelScopeTests"));
     QApplication::setApplicationName(QStringLiteral("kernelscope-tests"));
