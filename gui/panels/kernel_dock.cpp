@@ -12,6 +12,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
+#include <QLocale>
 #include <QPointer>
 #include <QPushButton>
 #include <QSaveFile>
@@ -38,13 +39,10 @@ QByteArray digest(const QByteArray& bytes)
     return QCryptographicHash::hash(bytes, QCryptographicHash::Sha256);
 }
 
+/// In ms as the results table and the history chart show it, to four significant digits.
 QString milliseconds(double ms)
 {
-    if (ms >= 100.0)
-        return QStringLiteral("%1 ms").arg(ms, 0, 'f', 1);
-    if (ms >= 1.0)
-        return QStringLiteral("%1 ms").arg(ms, 0, 'f', 3);
-    return QStringLiteral("%1 µs").arg(ms * 1000.0, 0, 'f', 2);
+    return QStringLiteral("%1 ms").arg(QLocale::c().toString(ms, 'g', 4));
 }
 } // namespace
 
@@ -227,7 +225,8 @@ public:
                 const bool timed = s.outcome == Outcome::Passed || s.outcome == Outcome::Incorrect;
                 if (timed) {
                     median = milliseconds(s.medianMs);
-                    if (previous) {
+                    // A change is worth reading only between correct saves.
+                    if (previous && s.outcome == Outcome::Passed) {
                         const double pct = (s.medianMs / previous->medianMs - 1.0) * 100.0;
                         change = QStringLiteral("%1%2 %")
                                      .arg(pct > 0 ? QStringLiteral("+") : QString())
@@ -243,6 +242,9 @@ public:
                                                       : QString::fromLatin1(outcomeName(s.outcome));
                 if (s.outcome != Outcome::Passed)
                     resultColor = alarmColor();
+            } else if (s.compileFailed) {
+                result = tr("does not compile");
+                resultColor = alarmColor();
             }
             table->setItem(row, 2, new QTableWidgetItem(median));
             auto* changeItem = new QTableWidgetItem(change);
@@ -558,6 +560,10 @@ void KernelDock::compile(const QString& id, bool changed)
                 if (!q || q->compileTicket != ticket)
                     return; // closed, or a newer save is compiling
                 q->showDiagnostics(check.messages, check.ok);
+                if (KernelSave* save = q->entryFor(q->saveCount)) {
+                    save->compileFailed = !check.ok;
+                    q->refreshHistory();
+                }
                 if (check.ok) {
                     q->setStatus(
                         tr("Save %1: %2").arg(q->saveCount).arg(check.summary.section(QLatin1Char('\n'), 0, 0)), false);

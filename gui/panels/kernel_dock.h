@@ -26,6 +26,7 @@ class KernelPage;
 struct KernelSave {
     int save = 0; ///< 1 for the file as it was opened, then one more per changed save
     QDateTime when; ///< when that save was seen
+    bool compileFailed = false; ///< this save did not compile (so nothing ran it)
     bool measured = false; ///< a run of this save reported a Summary
     Outcome outcome = Outcome::Skipped;
     double medianMs = 0.0;

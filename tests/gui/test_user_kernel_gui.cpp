@@ -147,6 +147,10 @@ TEST_F(UserKernelGui, ASyntaxErrorSavedFromThePaneIsMarkedAtItsLineAndNothingRer
     EXPECT_TRUE(editor->marginToolTip(9).contains(QStringLiteral("undeclared_name")));
     EXPECT_TRUE(dock()->compileStatus(id).contains(QStringLiteral("does not compile")))
         << dock()->compileStatus(id).toStdString();
+    EXPECT_TRUE(dock()->history(id).back().compileFailed);
+    const auto* table = dock()->findChild<QTableWidget*>(QStringLiteral("kernelHistory"));
+    ASSERT_NE(table, nullptr);
+    EXPECT_EQ(table->item(table->rowCount() - 1, 4)->text(), QStringLiteral("does not compile"));
 }
 
 TEST_F(UserKernelGui, AnotherEditorsSaveIsPickedUpCompiledAndAsksForARerun)
@@ -224,6 +228,7 @@ TEST_F(UserKernelGui, TheHistoryKeepsEachSavesMedianAndTheChange)
     const auto* table = dock()->findChild<QTableWidget*>(QStringLiteral("kernelHistory"));
     ASSERT_NE(table, nullptr);
     ASSERT_EQ(table->rowCount(), 2);
+    EXPECT_EQ(table->item(1, 2)->text(), QStringLiteral("1.5 ms"));
     EXPECT_EQ(table->item(1, 3)->text(), QStringLiteral("-25.0 %"));
     EXPECT_TRUE(table->item(1, 4)->text().startsWith(QStringLiteral("passed")));
 
