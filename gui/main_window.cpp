@@ -144,12 +144,15 @@ MainWindow::MainWindow(QWidget* parent)
         Q_EMIT datasetLoadFinished(false);
     });
 
-    restoreSettings();
+    const QString restoreProblem = restoreSettings();
     setRunningUi(false);
-    showStatus(device::cudaUnavailableReason().empty()
-            ? tr("Ready")
-            : tr("Ready. CUDA variants are unavailable here: %1")
-                  .arg(QString::fromStdString(device::cudaUnavailableReason())));
+    if (!restoreProblem.isEmpty())
+        showStatus(restoreProblem, true);
+    else
+        showStatus(device::cudaUnavailableReason().empty()
+                ? tr("Ready")
+                : tr("Ready. CUDA variants are unavailable here: %1")
+                      .arg(QString::fromStdString(device::cudaUnavailableReason())));
 }
 
 MainWindow::~MainWindow() = default;
@@ -455,7 +458,7 @@ void MainWindow::listUserKernels()
         return;
     const QString workload = QString::fromStdString(w->id());
     for (const QString& id : m_kernelDock->kernelIds(workload)) {
-        m_model->variantIndex(id);
+        m_kernelDock->setKernelColor(id, seriesColor(m_model->variantIndex(id), isDark(palette())));
         const QString path = m_kernelDock->kernelPath(id);
         m_variantPanel->addUserKernel(id, path, userKernelUnavailableReason(workload, path));
     }
@@ -665,7 +668,7 @@ void MainWindow::dropEvent(QDropEvent* event)
     }
 }
 
-void MainWindow::restoreSettings()
+QString MainWindow::restoreSettings()
 {
     m_theme = m_settings->theme();
     applyTheme(*qApp, m_theme);
@@ -683,6 +686,19 @@ void MainWindow::restoreSettings()
     restoreGeometry(layout.geometry);
     restoreState(layout.state);
     m_splitter->restoreState(layout.splitter);
+    // The kernels of the last session open again (the pane shows when one does); a file gone since is named.
+    m_kernelDock->hide();
+    QStringList gone;
+    for (const auto& [kernelWorkload, path] : m_settings->userKernels()) {
+        if (!QFileInfo(path).isFile()) {
+            gone << path;
+            continue;
+        }
+        m_kernelDock->openKernel(kernelWorkload, path);
+    }
+    listUserKernels();
+    return gone.isEmpty() ? QString()
+                          : tr("Kernel files of the last session are gone: %1").arg(gone.join(QStringLiteral(", ")));
 }
 
 void MainWindow::saveSettings() const
@@ -695,6 +711,10 @@ void MainWindow::saveSettings() const
     m_settings->setRunSettings(m_runSettings->settings());
     m_settings->setTimelineClockOverlay(m_timeline->clockOverlay());
     m_settings->setWindowLayout({saveGeometry(), saveState(), m_splitter->saveState()});
+    QList<QPair<QString, QString>> kernels;
+    for (const QString& id : m_kernelDock->kernelIds())
+        kernels.append({m_kernelDock->kernelWorkload(id), m_kernelDock->kernelPath(id)});
+    m_settings->setUserKernels(kernels);
 }
 
 } // namespace ks::gui

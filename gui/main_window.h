@@ -126,7 +126,8 @@ private:
     void buildBaselineMenu(QMenu* menu);
     /// The session as a Workspace (the side bar's choices, the results, the pinned baseline).
     Workspace captureWorkspace() const;
-    void restoreSettings();
+    /// Restores what the last session saved; returns a problem to show (kernel files gone since), else empty.
+    QString restoreSettings();
     void saveSettings() const;
     const ks::Workload* currentWorkload() const;
     void showStatus(const QString& message, bool error = false);

@@ -4,6 +4,8 @@
 #include "gui/theme.h"
 
 #include <QByteArray>
+#include <QList>
+#include <QPair>
 #include <QString>
 #include <QStringList>
 #include <map>
@@ -52,6 +54,9 @@ public:
     /// Whether the timeline overlays the clock sampled with each repetition; on when never set.
     bool timelineClockOverlay() const;
     void setTimelineClockOverlay(bool on);
+    /// The user kernels open in the Kernels pane, each as {workload, path}.
+    QList<QPair<QString, QString>> userKernels() const;
+    void setUserKernels(const QList<QPair<QString, QString>>& kernels);
     WindowLayout windowLayout() const;
     void setWindowLayout(const WindowLayout& layout);
     /// Writes pending changes to the backing store.

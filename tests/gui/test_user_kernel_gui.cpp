@@ -17,6 +17,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -239,6 +240,36 @@ TEST_F(UserKernelGui, TheHistoryKeepsEachSavesMedianAndTheChange)
     }
     EXPECT_EQ(dock()->history(id).size(), KernelDock::kHistoryLength);
     EXPECT_EQ(dock()->history(id).back().save, 2 + KernelDock::kHistoryLength + 2);
+}
+
+TEST_F(UserKernelGui, TheNextSessionOpensTheSameKernelsAndNamesThoseGone)
+{
+    // Settings of its own: tests in other processes save theirs to the shared test settings when they close.
+    const QString application = QCoreApplication::applicationName();
+    QCoreApplication::setApplicationName(
+        QStringLiteral("kernelscope-tests-kernels-%1").arg(QCoreApplication::applicationPid()));
+    struct Restore {
+        QString name;
+        ~Restore() { QCoreApplication::setApplicationName(name); }
+    } restore {application};
+    m_window = std::make_unique<MainWindow>();
+    m_window->setWorkload(QStringLiteral("spmv"));
+    const QString file = addTemplate();
+    const QString gone = path(QStringLiteral("gone.cu"));
+    writeLikeAnEditor(gone, QString::fromStdString(findUserKernelAbi("spmv")->templateSource));
+    ASSERT_TRUE(m_window->addUserKernel(gone));
+    m_window->setWorkload(QStringLiteral("linreg")); // kernels of another workload than the one open come back too
+    m_window->close(); // closing saves the settings
+    m_window.reset();
+    QFile::remove(gone);
+    m_window = std::make_unique<MainWindow>();
+    EXPECT_EQ(m_window->kernelDock()->kernelIds(), QStringList {QStringLiteral("user:my_spmv")});
+    EXPECT_EQ(m_window->kernelDock()->kernelPath(QStringLiteral("user:my_spmv")), QFileInfo(file).absoluteFilePath());
+    EXPECT_TRUE(m_window->statusText().contains(QStringLiteral("gone.cu"))) << m_window->statusText().toStdString();
+    m_window->setWorkload(QStringLiteral("spmv"));
+    EXPECT_EQ(m_window->variantPanel()->userKernelIds(), QStringList {QStringLiteral("user:my_spmv")});
+    m_window->kernelDock()->closeKernel(QStringLiteral("user:my_spmv"));
+    EXPECT_TRUE(m_window->variantPanel()->userKernelIds().isEmpty());
 }
 
 TEST_F(UserKernelGui, AWorkloadWithoutAnAbiOrASecondFileOfTheSameNameIsRefusedWithTheReason)
