@@ -24,6 +24,21 @@ echo "cli: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$OUT/cli-user-kernel.log" 
 KS_SESSION_DIR="$OUT/session" "$kit/bin/ks_gui_tests" --gtest_filter='UserKernelGui*:*KernelEditor*:*Highlighter*' \
     >"$OUT/gui-user-kernel.log" 2>&1 || status=1
 echo "gui: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$OUT/gui-user-kernel.log" | tr '\n' ' ')"
+# The app itself, as a user starts it: the template on its command line, the demo sweep of every variant that can run
+# (the user kernel in `kernelscope worker` processes: the app is its own worker), a screenshot of each tab.
+mkdir -p "$OUT/app"
+"$kit/bin/kernelscope-cli" new-kernel --workload spmv >"$OUT/app/my_spmv.cu"
+HOME="$OUT/app/home" timeout 300 "$kit/bin/kernelscope" --workload spmv --kernel "$OUT/app/my_spmv.cu" \
+    --screenshot "$OUT/app/tab" >"$OUT/app/app.log" 2>&1 || status=1
+find "$OUT/app/home" -name '*.csv' -exec cp {} "$OUT/app/autosave.csv" \;
+python3 - "$OUT/app/autosave.csv" <<'PY' || status=1
+import collections, csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print("app:", dict(collections.Counter(r["outcome"] for r in rows)))
+for r in rows:
+    if r["variant"].startswith("user:") or int(r["size"]) == max(int(x["size"]) for x in rows):
+        print("  ", r["variant"], r["size"], r["outcome"], r["median_ms"], r.get("delta_value", ""))
+PY
 [ -n "${FULL_GUI:-}" ] && { "$kit/bin/ks_gui_tests" >"$OUT/gui-all.log" 2>&1 || status=1; \
     echo "gui all: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$OUT/gui-all.log" | tr '\n' ' ')"; }
 exit $status
