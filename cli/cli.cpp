@@ -567,16 +567,16 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
             const auto user
                 = std::find_if(userVariants.begin(), userVariants.end(), [&](const Variant& v) { return v.id == id; });
             if (user != userVariants.end())
-                entries.push_back({&*user, userKernels[static_cast<std::size_t>(user - userVariants.begin())]});
+                entries.push_back({&*user, userKernels[static_cast<std::size_t>(user - userVariants.begin())], {}});
             else
-                entries.push_back({plan.variants[builtIn++], {}});
+                entries.push_back({plan.variants[builtIn++], {}, {}});
         }
         if (named.empty())
             for (const Variant* v : plan.variants)
-                entries.push_back({v, {}});
+                entries.push_back({v, {}, {}});
         for (std::size_t i = 0; i < userVariants.size(); ++i)
             if (!placed[i])
-                entries.push_back({&userVariants[i], userKernels[i]});
+                entries.push_back({&userVariants[i], userKernels[i], {}});
         // A features file holds one run's trained network: several runs would overwrite it, each with its own.
         if (const auto f = request.params.find("features"); f != request.params.end() && !f->second.empty()) {
             featuresPath = f->second;

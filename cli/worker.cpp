@@ -327,6 +327,7 @@ std::vector<Summary> runSweepWithUserKernels(const SweepPlan& plan, const std::v
             w.size = size;
             w.options = request.options;
             w.kernel = entry.kernel;
+            w.nvrtcOptions.insert(w.nvrtcOptions.end(), entry.nvrtcOptions.begin(), entry.nvrtcOptions.end());
             w.runId = runId;
             const Summary base = failedSweepRow(plan, *entry.variant, size, runId, {});
             Summary s = runInWorker(workerArgv(), w, base, observer, stop);

@@ -112,6 +112,7 @@ Summary runInWorker(const std::vector<std::string>& workerArgv, const WorkerRequ
 struct RunEntry {
     const Variant* variant = nullptr;
     std::string kernel; ///< the user's .cu file; empty for a built-in variant
+    std::vector<std::string> nvrtcOptions; ///< this kernel's own options, after the origin's
 };
 
 /// runSweep with user variants beside the built-in ones: per size, the dataset and reference once, then each entry

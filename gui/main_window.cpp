@@ -278,8 +278,11 @@ bool MainWindow::startWork(bool decide)
     if (withUserKernels) {
         for (const QString& v : variants) {
             user.order.push_back(v.toStdString());
-            if (isUserKernelId(v))
+            if (isUserKernelId(v)) {
                 user.files[v.toStdString()] = m_kernelDock->kernelPath(v).toStdString();
+                for (const QString& option : m_kernelDock->nvrtcOptions(v))
+                    user.nvrtcOptions[v.toStdString()].push_back(option.toStdString());
+            }
         }
         auto params = request.params;
         for (const auto& [key, value] : m_loadedReaderOptions)
@@ -689,12 +692,12 @@ QString MainWindow::restoreSettings()
     // The kernels of the last session open again (the pane shows when one does); a file gone since is named.
     m_kernelDock->hide();
     QStringList gone;
-    for (const auto& [kernelWorkload, path] : m_settings->userKernels()) {
-        if (!QFileInfo(path).isFile()) {
-            gone << path;
+    for (const SavedKernel& k : m_settings->userKernels()) {
+        if (!QFileInfo(k.path).isFile()) {
+            gone << k.path;
             continue;
         }
-        m_kernelDock->openKernel(kernelWorkload, path);
+        m_kernelDock->openKernel(k.workload, k.path, nullptr, k.nvrtcOptions);
     }
     listUserKernels();
     return gone.isEmpty() ? QString()
@@ -711,9 +714,10 @@ void MainWindow::saveSettings() const
     m_settings->setRunSettings(m_runSettings->settings());
     m_settings->setTimelineClockOverlay(m_timeline->clockOverlay());
     m_settings->setWindowLayout({saveGeometry(), saveState(), m_splitter->saveState()});
-    QList<QPair<QString, QString>> kernels;
+    QList<SavedKernel> kernels;
     for (const QString& id : m_kernelDock->kernelIds())
-        kernels.append({m_kernelDock->kernelWorkload(id), m_kernelDock->kernelPath(id)});
+        kernels.append(
+            {m_kernelDock->kernelWorkload(id), m_kernelDock->kernelPath(id), m_kernelDock->nvrtcOptions(id)});
     m_settings->setUserKernels(kernels);
 }
 

@@ -76,27 +76,29 @@ void SettingsStore::setRecentFiles(const QStringList& files)
     m_settings->setValue(QStringLiteral("recentFiles"), files);
 }
 
-QList<QPair<QString, QString>> SettingsStore::userKernels() const
+QList<SavedKernel> SettingsStore::userKernels() const
 {
-    QList<QPair<QString, QString>> kernels;
+    QList<SavedKernel> kernels;
     const int count = m_settings->beginReadArray(QStringLiteral("userKernels"));
     for (int i = 0; i < count; ++i) {
         m_settings->setArrayIndex(i);
         kernels.append({m_settings->value(QStringLiteral("workload")).toString(),
-            m_settings->value(QStringLiteral("path")).toString()});
+            m_settings->value(QStringLiteral("path")).toString(),
+            m_settings->value(QStringLiteral("nvrtcOptions")).toStringList()});
     }
     m_settings->endArray();
     return kernels;
 }
 
-void SettingsStore::setUserKernels(const QList<QPair<QString, QString>>& kernels)
+void SettingsStore::setUserKernels(const QList<SavedKernel>& kernels)
 {
     m_settings->remove(QStringLiteral("userKernels"));
     m_settings->beginWriteArray(QStringLiteral("userKernels"), static_cast<int>(kernels.size()));
     for (int i = 0; i < kernels.size(); ++i) {
         m_settings->setArrayIndex(i);
-        m_settings->setValue(QStringLiteral("workload"), kernels[i].first);
-        m_settings->setValue(QStringLiteral("path"), kernels[i].second);
+        m_settings->setValue(QStringLiteral("workload"), kernels[i].workload);
+        m_settings->setValue(QStringLiteral("path"), kernels[i].path);
+        m_settings->setValue(QStringLiteral("nvrtcOptions"), kernels[i].nvrtcOptions);
     }
     m_settings->endArray();
 }

@@ -5,7 +5,6 @@
 
 #include <QByteArray>
 #include <QList>
-#include <QPair>
 #include <QString>
 #include <QStringList>
 #include <map>
@@ -22,6 +21,13 @@ struct WindowLayout {
     QByteArray geometry;
     QByteArray state;
     QByteArray splitter;
+};
+
+/// A user kernel open in the Kernels pane.
+struct SavedKernel {
+    QString workload;
+    QString path;
+    QStringList nvrtcOptions;
 };
 
 /// What the app remembers between sessions, through QSettings: the theme, recent datasets, the last workload,
@@ -54,9 +60,9 @@ public:
     /// Whether the timeline overlays the clock sampled with each repetition; on when never set.
     bool timelineClockOverlay() const;
     void setTimelineClockOverlay(bool on);
-    /// The user kernels open in the Kernels pane, each as {workload, path}.
-    QList<QPair<QString, QString>> userKernels() const;
-    void setUserKernels(const QList<QPair<QString, QString>>& kernels);
+    /// The user kernels open in the Kernels pane.
+    QList<SavedKernel> userKernels() const;
+    void setUserKernels(const QList<SavedKernel>& kernels);
     WindowLayout windowLayout() const;
     void setWindowLayout(const WindowLayout& layout);
     /// Writes pending changes to the backing store.

@@ -58,15 +58,20 @@ std::vector<Summary> runSweepWithUserKernels(
     std::vector<cli::RunEntry> entries;
     for (const std::string& id : run.order) {
         if (const auto file = run.files.find(id); file != run.files.end()) {
-            users.push_back(makeUserVariant(workload, file->second, run.origin.nvrtcOptions));
-            entries.push_back({&users.back(), file->second});
+            std::vector<std::string> options = run.origin.nvrtcOptions;
+            std::vector<std::string> own;
+            if (const auto o = run.nvrtcOptions.find(id); o != run.nvrtcOptions.end())
+                own = o->second;
+            options.insert(options.end(), own.begin(), own.end());
+            users.push_back(makeUserVariant(workload, file->second, options));
+            entries.push_back({&users.back(), file->second, own});
             continue;
         }
         const auto v = std::find_if(
             plan.variants.begin(), plan.variants.end(), [&](const Variant* variant) { return variant->id == id; });
         if (v == plan.variants.end())
             throw ParameterError("variant '" + id + "' is not in the plan");
-        entries.push_back({*v, {}});
+        entries.push_back({*v, {}, {}});
     }
     return cli::runSweepWithUserKernels(plan, entries, run.origin, runner, observer, stop);
 }

@@ -20,6 +20,7 @@ namespace ks::gui {
 struct UserKernelRun {
     std::vector<std::string> order; ///< every checked variant id in run order (built-in and user:…)
     std::map<std::string, std::string> files; ///< user variant id → its .cu file
+    std::map<std::string, std::vector<std::string>> nvrtcOptions; ///< user variant id → its own NVRTC options
     cli::DataOrigin origin;
 
     bool empty() const { return files.empty(); }

@@ -11,9 +11,11 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QLocale>
 #include <QPointer>
+#include <QProcess>
 #include <QPushButton>
 #include <QSaveFile>
 #include <QScrollBar>
@@ -37,6 +39,18 @@ constexpr int kMissingRetries = 10;
 QByteArray digest(const QByteArray& bytes)
 {
     return QCryptographicHash::hash(bytes, QCryptographicHash::Sha256);
+}
+
+/// Options as one line that QProcess::splitCommand reads back: an option with a space or a quote is quoted.
+QString joinOptions(const QStringList& options)
+{
+    QStringList quoted;
+    for (QString o : options) {
+        if (o.contains(QLatin1Char(' ')) || o.contains(QLatin1Char('"')) || o.isEmpty())
+            o = QLatin1Char('"') + o.replace(QLatin1Char('"'), QStringLiteral("\"\"\"")) + QLatin1Char('"');
+        quoted << o;
+    }
+    return quoted.join(QLatin1Char(' '));
 }
 
 /// In ms as the results table and the history chart show it, to four significant digits.
@@ -64,6 +78,7 @@ public:
         , save(new QPushButton(tr("Save"), this))
         , reload(new QPushButton(tr("Reload"), this))
         , close(new QPushButton(tr("Close"), this))
+        , options(new QLineEdit(this))
     {
         setObjectName(QStringLiteral("kernelPage:") + id);
         editor->setObjectName(QStringLiteral("kernelEditor"));
@@ -78,6 +93,10 @@ public:
         save->setToolTip(tr("Write this text to %1 (Ctrl+S); a save is compiled and the comparison re-run").arg(file));
         reload->setToolTip(tr("Take the file's text from disk, dropping edits made here"));
         close->setToolTip(tr("Stop watching this file and remove its variant"));
+        options->setObjectName(QStringLiteral("kernelNvrtcOptions"));
+        options->setPlaceholderText(tr("NVRTC options, e.g. -DTILE=8 -maxrregcount=64"));
+        options->setToolTip(tr("Passed to NVRTC after -lineinfo and the device's architecture, for this kernel only; "
+                               "a change compiles it again and re-runs the comparison"));
         settleTimer->setSingleShot(true);
         status->setWordWrap(true);
         status->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -134,6 +153,7 @@ public:
         auto* layout = new QVBoxLayout(this);
         layout->setContentsMargins(4, 4, 4, 4);
         layout->addLayout(header);
+        layout->addWidget(options);
         layout->addWidget(status);
         layout->addWidget(messages);
         layout->addWidget(split, 1);
@@ -291,6 +311,8 @@ public:
     QPushButton* save;
     QPushButton* reload;
     QPushButton* close;
+    QLineEdit* options;
+    QStringList optionList; ///< the options the last compile used
     QColor color = Qt::gray;
     QByteArray lastDigest; ///< of the text last taken from (or written to) the file
     int saveCount = 0;
@@ -319,7 +341,8 @@ KernelPage* KernelDock::page(const QString& id) const
     return m_pages.value(id, nullptr);
 }
 
-bool KernelDock::openKernel(const QString& workload, const QString& path, QString* error)
+bool KernelDock::openKernel(
+    const QString& workload, const QString& path, QString* error, const QStringList& nvrtcOptions)
 {
     auto fail = [error](const QString& why) {
         if (error)
@@ -340,6 +363,8 @@ bool KernelDock::openKernel(const QString& workload, const QString& path, QStrin
     const QByteArray bytes = file.readAll();
 
     auto* p = new KernelPage(workload, path, m_tabs);
+    p->optionList = nvrtcOptions;
+    p->options->setText(joinOptions(nvrtcOptions));
     p->editor->setPlainText(QString::fromUtf8(bytes));
     p->editor->document()->setModified(false);
     p->lastDigest = digest(bytes);
@@ -363,6 +388,8 @@ bool KernelDock::openKernel(const QString& workload, const QString& path, QStrin
         }
     });
     connect(p->close, &QPushButton::clicked, this, [this, id] { closeKernel(id); });
+    connect(p->options, &QLineEdit::editingFinished, this,
+        [this, p] { setNvrtcOptions(p->id, QProcess::splitCommand(p->options->text())); });
     connect(p->settleTimer, &QTimer::timeout, this, [this, id] { settle(id); });
     connect(p->editor->document(), &QTextDocument::modificationChanged, this, [this, p](bool modified) {
         m_tabs->setTabText(m_tabs->indexOf(p), modified ? p->id + QStringLiteral(" •") : p->id);
@@ -437,6 +464,24 @@ void KernelDock::setKernelColor(const QString& id, const QColor& color)
         dot.fill(color);
         m_tabs->setTabIcon(m_tabs->indexOf(p), QIcon(dot));
     }
+}
+
+QStringList KernelDock::nvrtcOptions(const QString& id) const
+{
+    const KernelPage* p = page(id);
+    return p ? p->optionList : QStringList();
+}
+
+void KernelDock::setNvrtcOptions(const QString& id, const QStringList& options)
+{
+    KernelPage* p = page(id);
+    if (!p || options == p->optionList)
+        return;
+    p->optionList = options;
+    p->options->setText(joinOptions(options));
+    // Other options make other code: a new entry in the history, measured by the run it starts.
+    p->addSave();
+    compile(id, true);
 }
 
 QString KernelDock::compileStatus(const QString& id) const
@@ -549,8 +594,9 @@ void KernelDock::compile(const QString& id, bool changed)
     QPointer<KernelDock> self(this);
     const QString workload = p->workload;
     const QString path = p->path;
-    QThreadPool::globalInstance()->start([self, id, ticket, workload, path, changed] {
-        const CompileCheck check = checkUserKernel(workload, path);
+    const QStringList options = p->optionList;
+    QThreadPool::globalInstance()->start([self, id, ticket, workload, path, options, changed] {
+        const CompileCheck check = checkUserKernel(workload, path, options);
         if (!self)
             return;
         QMetaObject::invokeMethod(

@@ -50,7 +50,8 @@ public:
     /// Opens a kernel file written for `workload` in its own tab, watches it and compiles it (compileFinished says
     /// how that went). An id already open shows its tab. False, with a one-line reason, when the file cannot be
     /// read or another open file has the same id.
-    bool openKernel(const QString& workload, const QString& path, QString* error = nullptr);
+    bool openKernel(
+        const QString& workload, const QString& path, QString* error = nullptr, const QStringList& nvrtcOptions = {});
     void closeKernel(const QString& id);
     /// Every open kernel's id, or those written for one workload, in tab order.
     QStringList kernelIds(const QString& workload = {}) const;
@@ -59,6 +60,10 @@ public:
     KernelEditor* editor(const QString& id) const;
     /// Writes the pane's text of a kernel to its file; the save is then handled as any change of the file is.
     bool saveKernel(const QString& id, QString* error = nullptr);
+    /// The kernel's own NVRTC options (the field above its editor), e.g. -DTILE=8 -maxrregcount=64. Setting them
+    /// is a change of the kernel: it is compiled again and, when it compiles, kernelChanged asks for a re-run.
+    QStringList nvrtcOptions(const QString& id) const;
+    void setNvrtcOptions(const QString& id, const QStringList& options);
     /// The colour of the kernel's variant on the charts, shown on its tab.
     void setKernelColor(const QString& id, const QColor& color);
     /// The compile status line of a kernel's tab.

@@ -4,6 +4,7 @@
 // loop need a GPU and skip here.
 #include "cli/worker.h"
 #include "cli_fixture.h"
+#include "compute/core/registry.h"
 #include "compute/core/results_io.h"
 #include "compute/core/user_kernel.h"
 #include "compute/device/device_info.h"
@@ -225,6 +226,42 @@ TEST_F(WorkerParent, TheRealWorkerRunsTheTemplate)
     EXPECT_EQ(s.variant, "user:mine");
     EXPECT_EQ(recorder.samples.size(), static_cast<std::size_t>(s.repetitions));
     EXPECT_TRUE(s.delta.computed);
+}
+
+TEST_F(WorkerParent, TheSweepSendsEachKernelItsOwnOptionsAfterTheOrigins)
+{
+    // A stand-in worker that keeps the request and dies; the variant is one that can run anywhere, so it is sent.
+    setWorkerArgv(sh("cat > " + path("request.json") + "; exit 3"));
+    SweepRequest sweep;
+    sweep.workload = defaultRegistry().find("spmv");
+    sweep.variantIds = {"reference"};
+    sweep.generator = {{"rows", "100"}};
+    sweep.options.minRepetitions = 1;
+    sweep.options.maxRepetitions = 1;
+    const SweepPlan plan = planSweep(sweep);
+    Variant mine;
+    mine.id = "user:mine";
+    mine.backend = Backend::Cpu;
+    mine.prepare = [](const data::Dataset&, const ParamSet&, const RunContext&) -> std::unique_ptr<PreparedRun> {
+        throw std::logic_error("the parent never prepares a user variant");
+    };
+    DataOrigin origin;
+    origin.generate = "rows=100";
+    origin.nvrtcOptions = {"-DALL=1"};
+    Runner runner;
+    runner.setCeilingsProvider({});
+    RunObserver silent;
+    const std::vector<Summary> rows = runSweepWithUserKernels(
+        plan, {{plan.variants[0], {}, {}}, {&mine, path("mine.cu"), {"-DMINE=2"}}}, origin, runner, silent);
+    setWorkerArgv({});
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[1].outcome, Outcome::Failed);
+    std::ifstream in(path("request.json"));
+    const WorkerRequest sent = workerRequestFromJson(nlohmann::ordered_json::parse(in));
+    EXPECT_EQ(sent.nvrtcOptions, (std::vector<std::string> {"-DALL=1", "-DMINE=2"}));
+    EXPECT_EQ(sent.kernel, path("mine.cu"));
+    EXPECT_EQ(sent.generate, "rows=100");
+    EXPECT_EQ(sent.size, 100u);
 }
 
 TEST_F(WorkerParent, TheWorkerRejectsAnUnreadableRequest)

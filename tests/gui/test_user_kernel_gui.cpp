@@ -22,6 +22,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSignalSpy>
@@ -181,6 +182,36 @@ TEST_F(UserKernelGui, AnotherEditorsSaveIsPickedUpCompiledAndAsksForARerun)
     EXPECT_EQ(dock()->currentSave(id), 3);
 }
 
+TEST_F(UserKernelGui, ItsNvrtcOptionsCompileItAgainAndAskForARerun)
+{
+    if (!haveNvrtc())
+        GTEST_SKIP() << device::nvrtcUnavailableReason();
+    const QString file = path(QStringLiteral("my_spmv.cu"));
+    // The block size comes from a macro the options define.
+    QString text = QString::fromStdString(findUserKernelAbi("spmv")->templateSource);
+    text.replace(QStringLiteral("double sum = 0.0;"), QStringLiteral("double sum = 0.0 * ROWS_PER_THREAD;"));
+    writeLikeAnEditor(file, text);
+    QSignalSpy compiled(dock(), &KernelDock::compileFinished);
+    ASSERT_TRUE(m_window->addUserKernel(file));
+    ASSERT_TRUE(compiled.wait(60000));
+    const QString id = QStringLiteral("user:my_spmv");
+    EXPECT_FALSE(compiled.takeFirst().at(1).toBool()) << "ROWS_PER_THREAD is not defined yet";
+    QSignalSpy changed(dock(), &KernelDock::kernelChanged);
+    auto* field = dock()->findChild<QLineEdit*>(QStringLiteral("kernelNvrtcOptions"));
+    ASSERT_NE(field, nullptr);
+    field->setText(QStringLiteral("-DROWS_PER_THREAD=1 --use_fast_math"));
+    Q_EMIT field->editingFinished();
+    ASSERT_TRUE(compiled.wait(60000));
+    EXPECT_TRUE(compiled.takeFirst().at(1).toBool()) << dock()->compileStatus(id).toStdString();
+    EXPECT_EQ(changed.count(), 1);
+    EXPECT_EQ(dock()->nvrtcOptions(id),
+        (QStringList {QStringLiteral("-DROWS_PER_THREAD=1"), QStringLiteral("--use_fast_math")}));
+    EXPECT_EQ(dock()->currentSave(id), 2);
+    // The same options again change nothing.
+    Q_EMIT field->editingFinished();
+    EXPECT_EQ(dock()->currentSave(id), 2);
+}
+
 TEST_F(UserKernelGui, UnsavedEditsInThePaneAreNotOverwrittenByTheFile)
 {
     const QString file = addTemplate();
@@ -258,6 +289,7 @@ TEST_F(UserKernelGui, TheNextSessionOpensTheSameKernelsAndNamesThoseGone)
     const QString gone = path(QStringLiteral("gone.cu"));
     writeLikeAnEditor(gone, QString::fromStdString(findUserKernelAbi("spmv")->templateSource));
     ASSERT_TRUE(m_window->addUserKernel(gone));
+    m_window->kernelDock()->setNvrtcOptions(QStringLiteral("user:my_spmv"), {QStringLiteral("-DTILE=8")});
     m_window->setWorkload(QStringLiteral("linreg")); // kernels of another workload than the one open come back too
     m_window->close(); // closing saves the settings
     m_window.reset();
@@ -265,6 +297,8 @@ TEST_F(UserKernelGui, TheNextSessionOpensTheSameKernelsAndNamesThoseGone)
     m_window = std::make_unique<MainWindow>();
     EXPECT_EQ(m_window->kernelDock()->kernelIds(), QStringList {QStringLiteral("user:my_spmv")});
     EXPECT_EQ(m_window->kernelDock()->kernelPath(QStringLiteral("user:my_spmv")), QFileInfo(file).absoluteFilePath());
+    EXPECT_EQ(
+        m_window->kernelDock()->nvrtcOptions(QStringLiteral("user:my_spmv")), QStringList {QStringLiteral("-DTILE=8")});
     EXPECT_TRUE(m_window->statusText().contains(QStringLiteral("gone.cu"))) << m_window->statusText().toStdString();
     m_window->setWorkload(QStringLiteral("spmv"));
     EXPECT_EQ(m_window->variantPanel()->userKernelIds(), QStringList {QStringLiteral("user:my_spmv")});
