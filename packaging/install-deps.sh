@@ -17,6 +17,11 @@ packages=(
     libqcustomplot-dev   # QCustomPlot (its Qt 6 build): the charts
     libgl-dev            # OpenGL headers Qt 6's CMake files ask for
     xvfb xauth           # a virtual display for screenshots
+    help2man             # the manual pages, from each program's --help
+    lintian              # the Debian package's check
+    appstream            # appstreamcli: the AppStream metadata's check
+    desktop-file-utils   # desktop-file-validate: the desktop entry's check
+    reuse                # reuse lint: every file's licence (REUSE.toml)
 )
 
 missing=()
