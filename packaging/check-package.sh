@@ -9,10 +9,12 @@ build=${1:-build/ci}
 start=$SECONDS
 
 echo "== check-package: licence (REUSE)"
-if command -v reuse >/dev/null; then
-    bash packaging/reuse-lint.sh
-else
+if ! command -v reuse >/dev/null; then
     echo "check-package: reuse is not installed: skipping the REUSE check"
+elif ! git rev-parse --git-dir >/dev/null 2>&1; then
+    echo "check-package: not a git clone (reuse-lint.sh checks the tracked files): skipping the REUSE check"
+else
+    bash packaging/reuse-lint.sh
 fi
 
 echo "== check-package: cpack -G DEB in $build"
