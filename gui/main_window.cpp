@@ -96,6 +96,14 @@ QString roundedForUser(double value)
     return QString::number(std::round(value / step) * step, 'f', std::max(0, 1 - exponent));
 }
 
+QString axisDefault(const ks::Workload& workload, const char* name)
+{
+    for (const Axis& axis : workload.parameters())
+        if (axis.name == name)
+            return QString::fromStdString(axis.defaultValue);
+    return {};
+}
+
 bool isPdbFile(const QString& path)
 {
     QString name = path.toLower();
@@ -596,10 +604,16 @@ void MainWindow::updateDataContext()
             = {m_loadedDataset.meta().size, sizeNoun(m_loadedDataset.meta().kind), QFileInfo(m_loadedPath).fileName()};
     m_runSettings->setDatasetExtent(extent);
     const bool pdb = fileLoaded && isPdbFile(m_loadedPath);
-    for (const LengthParameter& p : kLengthParameters)
-        if (w && w->datasetKind() == p.datasetKind)
-            m_runSettings->setParamUnit(QString::fromLatin1(p.name), pdb ? tr("Å") : QString(),
-                pdb ? tr("Unit: Å, as the PDB file's coordinates.") : tr("Unit: the same unit as the coordinates."));
+    for (const LengthParameter& p : kLengthParameters) {
+        if (!w || w->datasetKind() != p.datasetKind)
+            continue;
+        // Generated data has its own scale: a width derived from the last file gives way to the default.
+        const QString name = QString::fromLatin1(p.name);
+        if (m_datasetPanel->source() == DatasetPanel::Source::Generator && m_runSettings->holdsSuggestion(name))
+            m_runSettings->suggestParam(name, axisDefault(*w, p.name));
+        m_runSettings->setParamUnit(name, pdb ? tr("Å") : QString(),
+            pdb ? tr("Unit: Å, as the PDB file's coordinates.") : tr("Unit: the same unit as the coordinates."));
+    }
 }
 
 void MainWindow::suggestFromData(const data::Dataset& dataset)
@@ -833,7 +847,13 @@ void MainWindow::saveSettings() const
     m_settings->setRecentFiles(m_datasetPanel->recentFiles());
     m_settings->setWorkload(workload);
     m_settings->setGeneratorValues(workload, m_datasetPanel->generatorValues());
-    m_settings->setRunSettings(m_runSettings->settings());
+    // A value derived from this session's file is not the user's: the next session starts from the default.
+    RunSettings runSettings = m_runSettings->settings();
+    if (const ks::Workload* w = currentWorkload())
+        for (const LengthParameter& p : kLengthParameters)
+            if (w->datasetKind() == p.datasetKind && m_runSettings->holdsSuggestion(QString::fromLatin1(p.name)))
+                runSettings.params[p.name] = axisDefault(*w, p.name).toStdString();
+    m_settings->setRunSettings(runSettings);
     m_settings->setKeepSizes(m_runSettings->keepSizes());
     m_settings->setTimelineClockOverlay(m_timeline->clockOverlay());
     m_settings->setWindowLayout({saveGeometry(), saveState(), m_splitter->saveState()});

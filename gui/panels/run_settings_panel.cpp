@@ -113,6 +113,7 @@ RunSettingsPanel::RunSettingsPanel(QWidget* parent)
 
     setSettings(RunSettings {});
     auto emitChanged = [this] { Q_EMIT changed(); };
+    connect(m_sizes, &QLineEdit::textEdited, this, [this] { m_clearedSizes.clear(); });
     connect(m_sizes, &QLineEdit::textChanged, this, [this] {
         updateSizesState();
         Q_EMIT changed();
@@ -137,6 +138,7 @@ void RunSettingsPanel::setWorkload(const ks::Workload* workload)
 {
     const QString previous = m_baseline->currentData().toString();
     m_userSetParams.clear();
+    m_suggestions.clear();
     m_params->setAxes(workload ? workload->parameters() : std::vector<Axis> {});
     const QSignalBlocker block(m_baseline);
     m_baseline->clear();
@@ -268,6 +270,8 @@ void RunSettingsPanel::updateSizesState()
     QString text;
     if (list.empty()) {
         text = tr("Measures all %1 %2 of %3").arg(m_extent.size).arg(m_extent.noun, m_extent.name);
+        if (!m_clearedSizes.isEmpty() && m_sizes->text().trimmed().isEmpty())
+            text += tr(" (the sizes %1 were cleared for this file)").arg(m_clearedSizes);
     } else {
         const QString prefix = list.size() == 1 ? QString::number(list.front())
                                                 : QStringLiteral("%1 … %2").arg(list.front()).arg(list.back());
@@ -291,8 +295,10 @@ void RunSettingsPanel::setDatasetExtent(const DatasetExtent& extent)
 void RunSettingsPanel::startNewFile()
 {
     m_userSetParams.clear();
-    if (!m_keepSizes->isChecked())
+    if (!m_keepSizes->isChecked()) {
+        m_clearedSizes = m_sizes->text().trimmed();
         m_sizes->clear();
+    }
 }
 
 bool RunSettingsPanel::keepSizes() const
@@ -307,8 +313,20 @@ void RunSettingsPanel::setKeepSizes(bool keep)
 
 void RunSettingsPanel::suggestParam(const QString& name, const QString& value)
 {
-    if (!m_userSetParams.contains(name))
-        m_params->setValues({{name.toStdString(), value.toStdString()}});
+    if (m_userSetParams.contains(name))
+        return;
+    m_params->setValues({{name.toStdString(), value.toStdString()}});
+    m_suggestions[name] = value;
+}
+
+bool RunSettingsPanel::holdsSuggestion(const QString& name) const
+{
+    const auto it = m_suggestions.find(name);
+    if (it == m_suggestions.end())
+        return false;
+    const auto values = m_params->values();
+    const auto value = values.find(name.toStdString());
+    return value != values.end() && QString::fromStdString(value->second) == it->second;
 }
 
 void RunSettingsPanel::setParamUnit(const QString& name, const QString& unit, const QString& note)

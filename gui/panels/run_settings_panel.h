@@ -62,6 +62,8 @@ public:
     void setKeepSizes(bool keep);
     /// Sets a parameter to a value derived from the data, unless the user set it since the file was opened.
     void suggestParam(const QString& name, const QString& value);
+    /// Whether a parameter holds the value suggestParam set last (the user has not changed it since).
+    bool holdsSuggestion(const QString& name) const;
     /// Whether the user typed or chose this parameter's value since the last startNewFile or setWorkload.
     bool userSetParam(const QString& name) const { return m_userSetParams.contains(name); }
     /// Shows a parameter's unit after its name and a note about it in its tooltip (ParamEditor::setUnit).
@@ -81,7 +83,10 @@ private:
     QLabel* m_sizesMessage;
     QCheckBox* m_keepSizes;
     DatasetExtent m_extent;
+    /// The sizes startNewFile emptied, named under the field until the user types again.
+    QString m_clearedSizes;
     QSet<QString> m_userSetParams;
+    std::map<QString, QString> m_suggestions; ///< the values suggestParam set, by parameter
     ParamEditor* m_params;
     QDoubleSpinBox* m_noiseTargetPct; ///< the stopping rule's target, in %
     QSpinBox* m_warmup;

@@ -112,6 +112,8 @@ TEST_F(JourneyTest, OpeningAFileMeasuresThatFileWhateverSizesWereTypedBefore)
     ASSERT_NE(sizesMessage(), nullptr);
     EXPECT_TRUE(sizesMessage()->isVisible());
     EXPECT_TRUE(sizesMessage()->text().contains(QStringLiteral("660"))) << sizesMessage()->text().toStdString();
+    EXPECT_TRUE(sizesMessage()->text().contains(QStringLiteral("1024,2048 were cleared")))
+        << "what was cleared is said: " << sizesMessage()->text().toStdString();
     runAndWait();
     ASSERT_EQ(m_window->resultsModel()->rowCount(), 1);
     EXPECT_EQ(m_window->resultsModel()->summary(0).size, 660u);
@@ -207,6 +209,24 @@ TEST_F(JourneyTest, APointCloudSetsABucketWidthFromItsExtentUnlessTheUserSetOne)
     EXPECT_FALSE(label("paramLabel_bucket_width")->text().contains(QStringLiteral("Å")));
     EXPECT_TRUE(label("paramLabel_bucket_width")->toolTip().contains(QStringLiteral("same unit as the coordinates")))
         << label("paramLabel_bucket_width")->toolTip().toStdString();
+}
+
+TEST_F(JourneyTest, AWidthFromAFileNeitherOutlivesItOnGeneratedDataNorInTheNextSession)
+{
+    m_window->setWorkload(QStringLiteral("sdh"));
+    auto* width = qobject_cast<QLineEdit*>(m_window->findChild<QWidget*>(QStringLiteral("param_bucket_width")));
+    ASSERT_TRUE(open(writePdb(QStringLiteral("protein.pdb"), 60)));
+    ASSERT_EQ(width->text(), QStringLiteral("0.59"));
+    m_window->datasetPanel()->setSource(DatasetPanel::Source::Generator);
+    EXPECT_EQ(width->text(), QStringLiteral("500")) << "the generator's 23,000-wide box in 0.59-wide buckets";
+
+    m_window->datasetPanel()->setSource(DatasetPanel::Source::File);
+    ASSERT_TRUE(open(m_window->datasetPanel()->filePath()));
+    ASSERT_EQ(width->text(), QStringLiteral("0.59"));
+    ASSERT_TRUE(m_window->close());
+    MainWindow restarted; // restores the last session's workload and run settings
+    ASSERT_TRUE(restarted.runSettingsPanel()->settings().params.count("bucket_width")) << "not back on sdh";
+    EXPECT_EQ(restarted.runSettingsPanel()->settings().params.at("bucket_width"), "500");
 }
 
 TEST_F(JourneyTest, TheUsersBucketWidthSurvivesAReaderOptionReload)
