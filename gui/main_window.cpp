@@ -639,6 +639,9 @@ QList<QPair<QString, QString>> MainWindow::workloadsReading(const QString& path)
         return out;
     const ks::Workload* current = currentWorkload();
     const auto kinds = data::sniffDatasetKinds(QFile::encodeName(path).toStdString());
+    // A file that looks made for this workload failed on its content (a bad cell): no other workload is the fix.
+    if (current && std::find(kinds.begin(), kinds.end(), current->datasetKind()) != kinds.end())
+        return out;
     for (const auto& w : defaultRegistry().workloads())
         if (w.get() != current && std::find(kinds.begin(), kinds.end(), w->datasetKind()) != kinds.end())
             out.append({QString::fromStdString(w->id()), QString::fromStdString(w->name())});

@@ -146,7 +146,7 @@ private:
     void updateDataContext();
     /// Sets the parameters whose useful value follows the data (sdh's bucket width) from a loaded dataset.
     void suggestFromData(const data::Dataset& dataset);
-    /// The workloads other than the current one whose readers `path` looks made for: (id, name).
+    /// The workloads whose readers `path` looks made for, (id, name), when the current one's is not among them.
     QList<QPair<QString, QString>> workloadsReading(const QString& path) const;
     /// A user kernel's save compiled: re-runs the checked variants when it is one of them (after the running sweep).
     void onKernelChanged(const QString& id);

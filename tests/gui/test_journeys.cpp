@@ -185,6 +185,15 @@ TEST_F(JourneyTest, SwitchingToAWorkloadThatCannotReadTheFileForgetsItAndItsErro
     EXPECT_FALSE(label("datasetReaderHint")->isVisible());
 }
 
+TEST_F(JourneyTest, AFileForThisWorkloadThatFailsOnItsContentNamesNoOtherWorkload)
+{
+    const QString bad = path(QStringLiteral("xy.csv"));
+    std::ofstream(bad.toStdString()) << "x,y\n1,2\n3,nan\n";
+    ASSERT_FALSE(open(bad));
+    EXPECT_TRUE(label("datasetError")->isVisible());
+    EXPECT_FALSE(label("datasetReaderHint")->isVisible()) << label("datasetReaderHint")->text().toStdString();
+}
+
 // Item 3: sdh's bucket width from the data, with its unit.
 TEST_F(JourneyTest, APointCloudSetsABucketWidthFromItsExtentUnlessTheUserSetOne)
 {
