@@ -701,8 +701,15 @@ bool MainWindow::openWorkspaceFrom(const QString& path, QString* error)
     }
     setWorkload(w.workload);
     m_suggestFromData = false; // the workspace's parameters are the ones its runs used
-    if (m_workspace->apply(w))
+    if (m_workspace->apply(w)) {
         onDatasetLoadRequested(m_datasetPanel->filePath(), w.h5Path, w.allowNonFinite);
+    } else if (m_loadTicket != 0) {
+        // setWorkload re-read the previous file for the workspace's workload; the workspace generates its data.
+        m_loadTicket = 0;
+        m_loadedPath.clear();
+        m_datasetPanel->clearInfo();
+        updateDataContext();
+    }
     pinBaseline(w.baselineSource);
     m_speedup->setDecisions(w.decisions);
     showStatus(tr("Opened workspace %1 (%2 runs)").arg(path).arg(w.summaries.size()));

@@ -194,6 +194,20 @@ TEST_F(JourneyTest, AFileForThisWorkloadThatFailsOnItsContentNamesNoOtherWorkloa
     EXPECT_FALSE(label("datasetReaderHint")->isVisible()) << label("datasetReaderHint")->text().toStdString();
 }
 
+TEST_F(JourneyTest, AGeneratorWorkspaceOpenedOverAFileDoesNotReReadThatFile)
+{
+    const QString workspace = path(QStringLiteral("generated.ksw"));
+    QString error;
+    ASSERT_TRUE(m_window->saveWorkspaceTo(workspace, &error)) << error.toStdString(); // linreg, generator
+    ASSERT_TRUE(open(writeSeries(QStringLiteral("xy.csv"), 30)));
+    QSignalSpy loaded(m_window.get(), &MainWindow::datasetLoadFinished);
+    ASSERT_TRUE(m_window->openWorkspaceFrom(workspace, &error)) << error.toStdString();
+    QTest::qWait(500);
+    EXPECT_TRUE(loaded.isEmpty()) << "the file was re-read for the workspace's workload";
+    EXPECT_EQ(m_window->datasetPanel()->source(), DatasetPanel::Source::Generator);
+    EXPECT_FALSE(label("datasetLoading")->isVisible());
+}
+
 // Item 3: sdh's bucket width from the data, with its unit.
 TEST_F(JourneyTest, APointCloudSetsABucketWidthFromItsExtentUnlessTheUserSetOne)
 {
