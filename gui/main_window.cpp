@@ -9,6 +9,7 @@
 #include "compute/core/sweep.h"
 #include "compute/core/user_kernel.h"
 #include "compute/device/device_info.h"
+#include "data/sniff.h"
 #include "gui/autosave.h"
 #include "gui/charts/speedup_chart.h"
 #include "gui/charts/sweep_chart.h"
@@ -29,6 +30,7 @@
 #include <QComboBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -37,6 +39,8 @@
 #include <QSaveFile>
 #include <QSplitter>
 #include <QTabWidget>
+#include <algorithm>
+#include <cmath>
 #include <utility>
 
 /// ks_gui is a static library, so its Qt resources (the icons) are registered by hand; Q_INIT_RESOURCE must be
@@ -62,6 +66,51 @@ struct OutcomeCounts {
     int failed = 0;
     int skipped = 0;
 };
+
+/// A run parameter measured in the data's length unit whose useful value follows the data's extent: sdh's bucket
+/// width (the default 500 suits the generator's 23,000-wide box, and puts a 59 Å protein in one bucket).
+struct LengthParameter {
+    const char* datasetKind;
+    const char* name;
+    double perDiagonal; ///< the suggested value as a fraction of the bounding-box diagonal
+};
+constexpr LengthParameter kLengthParameters[] = {{"points", "bucket_width", 0.01}};
+
+/// What a dataset kind's size counts, for the line under the Sizes field.
+QString sizeNoun(const std::string& kind)
+{
+    if (kind == "csr")
+        return QObject::tr("rows");
+    if (kind == "expression")
+        return QObject::tr("features");
+    if (kind == "images")
+        return QObject::tr("images");
+    return QObject::tr("points");
+}
+
+/// `value` to two significant digits, written plainly (0.59, 5.9, 59, 590), as a user would type it.
+QString roundedForUser(double value)
+{
+    const int exponent = static_cast<int>(std::floor(std::log10(value)));
+    const double step = std::pow(10.0, exponent - 1);
+    return QString::number(std::round(value / step) * step, 'f', std::max(0, 1 - exponent));
+}
+
+QString axisDefault(const ks::Workload& workload, const char* name)
+{
+    for (const Axis& axis : workload.parameters())
+        if (axis.name == name)
+            return QString::fromStdString(axis.defaultValue);
+    return {};
+}
+
+bool isPdbFile(const QString& path)
+{
+    QString name = path.toLower();
+    if (name.endsWith(QLatin1String(".gz")))
+        name.chop(3);
+    return name.endsWith(QLatin1String(".pdb")) || name.endsWith(QLatin1String(".ent"));
+}
 
 OutcomeCounts countOutcomes(const std::vector<Summary>& summaries)
 {
@@ -127,6 +176,10 @@ MainWindow::MainWindow(QWidget* parent)
             return;
         m_loadedDataset = d;
         m_datasetPanel->showDataset(d);
+        m_datasetPanel->markLoaded(m_loadedPath);
+        updateDataContext();
+        if (m_suggestFromData)
+            suggestFromData(d);
         for (WorkloadView* view : std::as_const(m_workloadViews))
             view->setDataset(d);
         showStatus(tr("Loaded %1: %2 elements")
@@ -137,9 +190,13 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_controller, &RunController::datasetFailed, this, [this](quint64 ticket, const QString& message) {
         if (ticket != m_loadTicket)
             return;
+        const QString failed = m_loadedPath;
         m_loadedDataset = {};
         m_loadedPath.clear();
+        m_datasetPanel->markFailed(failed);
         m_datasetPanel->showError(message);
+        m_datasetPanel->showReaderHint(workloadsReading(failed));
+        updateDataContext();
         showStatus(message, true);
         Q_EMIT datasetLoadFinished(false);
     });
@@ -211,6 +268,24 @@ void MainWindow::setWorkload(const QString& id)
     m_workloadViews = createWorkloadViews(id.toStdString(), m_model, nullptr);
     for (WorkloadView* view : std::as_const(m_workloadViews))
         m_tabs->addTab(view, view->title());
+
+    // The chosen file (and its error) was for the previous workload: read it again when this workload's reader
+    // may take it, else forget it rather than leave a stale message.
+    const QString file = m_datasetPanel->filePath();
+    if (m_datasetPanel->source() == DatasetPanel::Source::File && !file.isEmpty()) {
+        const auto kinds = data::sniffDatasetKinds(QFile::encodeName(file).toStdString());
+        if (kinds.empty() || std::find(kinds.begin(), kinds.end(), w->datasetKind()) != kinds.end()) {
+            m_suggestFromData = true;
+            onDatasetLoadRequested(file, m_datasetPanel->h5Path(), m_datasetPanel->allowNonFinite());
+        } else {
+            m_datasetPanel->clearFile();
+            showStatus(tr("%1 is not a %2 file: choose one, or use the built-in generator")
+                           .arg(QFileInfo(file).fileName(), QString::fromStdString(w->name())));
+        }
+    } else {
+        m_datasetPanel->clearInfo();
+    }
+    updateDataContext();
 }
 
 bool MainWindow::isRunning() const
@@ -501,6 +576,7 @@ void MainWindow::onDatasetLoadRequested(const QString& path, const QString& h5Pa
         return;
     m_loadedDataset = {};
     m_loadedPath = path;
+    updateDataContext();
     m_datasetPanel->showLoading(QFileInfo(path).fileName());
     showStatus(tr("Loading %1…").arg(path));
     data::ReadOptions options;
@@ -509,6 +585,67 @@ void MainWindow::onDatasetLoadRequested(const QString& path, const QString& h5Pa
     options.params = m_runSettings->readerOptions();
     m_loadedReaderOptions = options.params;
     m_loadTicket = m_controller->loadDataset(QString::fromStdString(w->id()), path, options);
+}
+
+void MainWindow::onFileChosen()
+{
+    m_runSettings->startNewFile();
+    m_suggestFromData = true;
+}
+
+void MainWindow::updateDataContext()
+{
+    const ks::Workload* w = currentWorkload();
+    const bool fileLoaded = m_datasetPanel->source() == DatasetPanel::Source::File && !m_loadedDataset.empty()
+        && m_loadedPath == m_datasetPanel->filePath();
+    DatasetExtent extent;
+    if (fileLoaded)
+        extent
+            = {m_loadedDataset.meta().size, sizeNoun(m_loadedDataset.meta().kind), QFileInfo(m_loadedPath).fileName()};
+    m_runSettings->setDatasetExtent(extent);
+    const bool pdb = fileLoaded && isPdbFile(m_loadedPath);
+    for (const LengthParameter& p : kLengthParameters) {
+        if (!w || w->datasetKind() != p.datasetKind)
+            continue;
+        // Generated data has its own scale: a width derived from the last file gives way to the default.
+        const QString name = QString::fromLatin1(p.name);
+        if (m_datasetPanel->source() == DatasetPanel::Source::Generator && m_runSettings->holdsSuggestion(name))
+            m_runSettings->suggestParam(name, axisDefault(*w, p.name));
+        m_runSettings->setParamUnit(name, pdb ? tr("Å") : QString(),
+            pdb ? tr("Unit: Å, as the PDB file's coordinates.") : tr("Unit: the same unit as the coordinates."));
+    }
+}
+
+void MainWindow::suggestFromData(const data::Dataset& dataset)
+{
+    const auto& meta = dataset.meta();
+    for (const LengthParameter& p : kLengthParameters) {
+        if (meta.kind != p.datasetKind)
+            continue;
+        const auto diagonal = std::find_if(meta.properties.begin(), meta.properties.end(),
+            [](const auto& property) { return property.first == "bounding-box diagonal"; });
+        if (diagonal == meta.properties.end())
+            continue;
+        const double value = QString::fromStdString(diagonal->second).toDouble() * p.perDiagonal;
+        if (value > 0 && std::isfinite(value))
+            m_runSettings->suggestParam(QString::fromLatin1(p.name), roundedForUser(value));
+    }
+}
+
+QList<QPair<QString, QString>> MainWindow::workloadsReading(const QString& path) const
+{
+    QList<QPair<QString, QString>> out;
+    if (path.isEmpty())
+        return out;
+    const ks::Workload* current = currentWorkload();
+    const auto kinds = data::sniffDatasetKinds(QFile::encodeName(path).toStdString());
+    // A file that looks made for this workload failed on its content (a bad cell): no other workload is the fix.
+    if (current && std::find(kinds.begin(), kinds.end(), current->datasetKind()) != kinds.end())
+        return out;
+    for (const auto& w : defaultRegistry().workloads())
+        if (w.get() != current && std::find(kinds.begin(), kinds.end(), w->datasetKind()) != kinds.end())
+            out.append({QString::fromStdString(w->id()), QString::fromStdString(w->name())});
+    return out;
 }
 
 void MainWindow::openDatasetFile(const QString& path)
@@ -563,8 +700,16 @@ bool MainWindow::openWorkspaceFrom(const QString& path, QString* error)
         return false;
     }
     setWorkload(w.workload);
-    if (m_workspace->apply(w))
+    m_suggestFromData = false; // the workspace's parameters are the ones its runs used
+    if (m_workspace->apply(w)) {
         onDatasetLoadRequested(m_datasetPanel->filePath(), w.h5Path, w.allowNonFinite);
+    } else if (m_loadTicket != 0) {
+        // setWorkload re-read the previous file for the workspace's workload; the workspace generates its data.
+        m_loadTicket = 0;
+        m_loadedPath.clear();
+        m_datasetPanel->clearInfo();
+        updateDataContext();
+    }
     pinBaseline(w.baselineSource);
     m_speedup->setDecisions(w.decisions);
     showStatus(tr("Opened workspace %1 (%2 runs)").arg(path).arg(w.summaries.size()));
@@ -684,6 +829,7 @@ QString MainWindow::restoreSettings()
         setWorkload(m_workloadCombo->currentData().toString());
     if (const auto settings = m_settings->runSettings())
         m_runSettings->setSettings(*settings);
+    m_runSettings->setKeepSizes(m_settings->keepSizes());
     m_timeline->setClockOverlay(m_settings->timelineClockOverlay());
     const WindowLayout layout = m_settings->windowLayout();
     restoreGeometry(layout.geometry);
@@ -711,7 +857,14 @@ void MainWindow::saveSettings() const
     m_settings->setRecentFiles(m_datasetPanel->recentFiles());
     m_settings->setWorkload(workload);
     m_settings->setGeneratorValues(workload, m_datasetPanel->generatorValues());
-    m_settings->setRunSettings(m_runSettings->settings());
+    // A value derived from this session's file is not the user's: the next session starts from the default.
+    RunSettings runSettings = m_runSettings->settings();
+    if (const ks::Workload* w = currentWorkload())
+        for (const LengthParameter& p : kLengthParameters)
+            if (w->datasetKind() == p.datasetKind && m_runSettings->holdsSuggestion(QString::fromLatin1(p.name)))
+                runSettings.params[p.name] = axisDefault(*w, p.name).toStdString();
+    m_settings->setRunSettings(runSettings);
+    m_settings->setKeepSizes(m_runSettings->keepSizes());
     m_settings->setTimelineClockOverlay(m_timeline->clockOverlay());
     m_settings->setWindowLayout({saveGeometry(), saveState(), m_splitter->saveState()});
     QList<SavedKernel> kernels;

@@ -139,6 +139,15 @@ private:
     /// Reloads the loaded file when a reader option changed since it was read.
     void onRunSettingsChanged();
     void onDatasetLoadRequested(const QString& path, const QString& h5Path, bool allowNonFinite);
+    /// The user opened a file: its run measures it whole and its parameters follow its data (unless kept or set).
+    void onFileChosen();
+    /// Tells the run settings what the sizes apply to (the loaded file, or generated data) and the units of the
+    /// parameters measured in the data's length unit.
+    void updateDataContext();
+    /// Sets the parameters whose useful value follows the data (sdh's bucket width) from a loaded dataset.
+    void suggestFromData(const data::Dataset& dataset);
+    /// The workloads whose readers `path` looks made for, (id, name), when the current one's is not among them.
+    QList<QPair<QString, QString>> workloadsReading(const QString& path) const;
     /// A user kernel's save compiled: re-runs the checked variants when it is one of them (after the running sweep).
     void onKernelChanged(const QString& id);
     /// Lists the Kernels pane's files of the current workload in the variant panel (after it was rebuilt).
@@ -184,6 +193,9 @@ private:
     /// The reader options the loaded file was read with; a change to one of them reloads it.
     std::map<std::string, std::string> m_loadedReaderOptions;
     quint64 m_loadTicket = 0;
+    /// The file loading now was chosen by the user (or re-read for a new workload), so parameters follow its data;
+    /// off for a workspace's file, which comes with its own.
+    bool m_suggestFromData = false;
     bool m_closeRequested = false;
     ThemeMode m_theme = ThemeMode::System;
     QElapsedTimer m_runClock;

@@ -189,7 +189,10 @@ void MainWindow::buildUi()
     connect(m_kernelDock, &KernelDock::kernelChanged, this, &MainWindow::onKernelChanged);
     connect(m_kernelDock, &KernelDock::kernelClosed, m_variantPanel, &VariantPanel::removeUserKernel);
     connect(m_cancelButton, &QPushButton::clicked, this, &MainWindow::cancelRun);
+    connect(m_datasetPanel, &DatasetPanel::fileChosen, this, &MainWindow::onFileChosen);
     connect(m_datasetPanel, &DatasetPanel::loadRequested, this, &MainWindow::onDatasetLoadRequested);
+    connect(m_datasetPanel, &DatasetPanel::workloadRequested, this, &MainWindow::setWorkload);
+    connect(m_datasetPanel, &DatasetPanel::sourceChanged, this, &MainWindow::updateDataContext);
     connect(m_datasetPanel, &DatasetPanel::recentFilesChanged, this,
         [this] { m_settings->setRecentFiles(m_datasetPanel->recentFiles()); });
     connect(m_runSettings, &RunSettingsPanel::baselineChanged, m_speedup, &SpeedupChart::setBaseline);

@@ -76,6 +76,16 @@ void SettingsStore::setRecentFiles(const QStringList& files)
     m_settings->setValue(QStringLiteral("recentFiles"), files);
 }
 
+bool SettingsStore::keepSizes() const
+{
+    return m_settings->value(QStringLiteral("keepSizes"), false).toBool();
+}
+
+void SettingsStore::setKeepSizes(bool keep)
+{
+    m_settings->setValue(QStringLiteral("keepSizes"), keep);
+}
+
 QList<SavedKernel> SettingsStore::userKernels() const
 {
     QList<SavedKernel> kernels;

@@ -57,6 +57,9 @@ public:
     /// earlier versions too.
     std::optional<RunSettings> runSettings() const;
     void setRunSettings(const RunSettings& settings);
+    /// Whether the sizes stay when a file opens (RunSettingsPanel's "Keep these sizes"); off when never set.
+    bool keepSizes() const;
+    void setKeepSizes(bool keep);
     /// Whether the timeline overlays the clock sampled with each repetition; on when never set.
     bool timelineClockOverlay() const;
     void setTimelineClockOverlay(bool on);

@@ -140,10 +140,15 @@ DatasetPanel::DatasetPanel(QWidget* parent)
     QPalette errorPalette = m_errorLabel->palette();
     errorPalette.setColor(QPalette::WindowText, alarmColor());
     m_errorLabel->setPalette(errorPalette);
+    m_readerHint = makeInfoLabel(QStringLiteral("datasetReaderHint"), this);
+    m_readerHint->setTextFormat(Qt::RichText);
+    m_readerHint->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
+    connect(m_readerHint, &QLabel::linkActivated, this, &DatasetPanel::workloadRequested);
     m_infoLabel = makeInfoLabel(QStringLiteral("datasetInfo"), this);
     m_infoLabel->setTextFormat(Qt::RichText);
     layout->addWidget(m_loadingLabel);
     layout->addWidget(m_errorLabel);
+    layout->addWidget(m_readerHint);
     layout->addWidget(m_infoLabel);
 
     connect(m_sourceCombo, &QComboBox::currentIndexChanged, this, [this] {
@@ -286,8 +291,8 @@ void DatasetPanel::openFile(const QString& path)
     m_h5PathEdit->setText(group);
     m_h5PathEdit->setModified(false);
     updateFileFields();
-    addRecent(absolute);
     setSource(Source::File);
+    emit fileChosen(absolute);
     emit loadRequested(absolute, group, allowNonFinite());
 }
 
@@ -354,6 +359,37 @@ void DatasetPanel::showInfoWidget(QWidget* which)
     for (QWidget* w : {static_cast<QWidget*>(m_loadingLabel), static_cast<QWidget*>(m_errorLabel),
              static_cast<QWidget*>(m_infoLabel)})
         w->setVisible(w == which);
+    m_readerHint->hide(); // shown by showReaderHint, after showError
+}
+
+void DatasetPanel::showReaderHint(const QList<QPair<QString, QString>>& workloads)
+{
+    QStringList links;
+    for (const auto& [id, name] : workloads)
+        links << QStringLiteral("<a href=\"%1\">%2 (%1)</a>").arg(id.toHtmlEscaped(), name.toHtmlEscaped());
+    m_readerHint->setText(workloads.isEmpty()
+            ? QString()
+            : tr("This file looks made for %1: click to switch workload.").arg(links.join(tr(" or "))));
+    m_readerHint->setVisible(!workloads.isEmpty() && m_errorLabel->isVisibleTo(this));
+}
+
+void DatasetPanel::clearFile()
+{
+    setFile(QString(), QString(), allowNonFinite());
+    clearInfo();
+}
+
+void DatasetPanel::markLoaded(const QString& path)
+{
+    addRecent(QFileInfo(path).absoluteFilePath());
+}
+
+void DatasetPanel::markFailed(const QString& path)
+{
+    if (m_recentFiles.removeAll(QFileInfo(path).absoluteFilePath()) > 0) {
+        rebuildRecentMenu();
+        emit recentFilesChanged();
+    }
 }
 
 void DatasetPanel::showDataset(const ks::data::Dataset& dataset)

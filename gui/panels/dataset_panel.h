@@ -64,8 +64,8 @@ public:
     void setFile(const QString& path, const QString& h5Path, bool allowNonFinite);
 
     /// Chooses a file as the user would (Open dialog, recent menu, a drop): asks which group to read when an HDF5
-    /// file holds several x/y groups, records it in the recent list, selects the File source and emits
-    /// loadRequested. A file that no longer exists is reported with showError and dropped from the recent list.
+    /// file holds several x/y groups, selects the File source and emits fileChosen, then loadRequested. A file that
+    /// no longer exists is reported with showError and dropped from the recent list.
     void openFile(const QString& path);
     /// Opens the file dialog (the "Open…" button).
     void browseForFile();
@@ -74,6 +74,15 @@ public:
     void showDataset(const ks::data::Dataset& dataset);
     /// Shows a reader's message in place of the dataset info, in red, naming the file when one is chosen.
     void showError(const QString& message);
+    /// Under the error: the workloads whose readers the file looks made for (id and display name), each a link
+    /// that emits workloadRequested; an empty list shows nothing.
+    void showReaderHint(const QList<QPair<QString, QString>>& workloads);
+    /// Forgets the chosen file and anything shown about it (the workload changed to one that cannot read it).
+    void clearFile();
+    /// The file loaded: it goes to the top of the recent list.
+    void markLoaded(const QString& path);
+    /// The file failed to load: it leaves the recent list.
+    void markFailed(const QString& path);
     /// Shows that `what` is being loaded or generated.
     void showLoading(const QString& what);
     /// Empties the info block.
@@ -86,13 +95,17 @@ public:
     void setRecentFiles(const QStringList& files);
 
 signals:
+    /// The user chose a file (Open, recent list, a drop, the command line); loadRequested follows.
+    void fileChosen(const QString& path);
+    /// The user clicked a workload named by showReaderHint.
+    void workloadRequested(const QString& id);
     /// The user chose a file (or changed how it is read); the receiver loads it.
     void loadRequested(const QString& path, const QString& h5Path, bool allowNonFinite);
     /// The source selection changed.
     void sourceChanged();
     /// A generator value changed.
     void generatorChanged();
-    /// The recent list changed through the user (a file opened, the list cleared, a missing file dropped).
+    /// The recent list changed through the user (a file loaded or failed, the list cleared, a missing file dropped).
     void recentFilesChanged();
 
 private:
@@ -123,6 +136,7 @@ private:
     QCheckBox* m_allowNonFiniteCheck = nullptr;
     QLabel* m_loadingLabel = nullptr;
     QLabel* m_errorLabel = nullptr;
+    QLabel* m_readerHint = nullptr;
     QLabel* m_infoLabel = nullptr;
 };
 

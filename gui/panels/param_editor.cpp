@@ -137,6 +137,7 @@ void ParamEditor::setAxes(const std::vector<ks::Axis>& axes, const std::map<std:
             for (const auto& c : axis.choices)
                 row.combo->addItem(QString::fromStdString(c));
             connect(row.combo, &QComboBox::currentIndexChanged, this, &ParamEditor::onEdited);
+            connect(row.combo, &QComboBox::activated, this, [this, name] { emit edited(name); });
             editor = row.combo;
         } else {
             // Line edits rather than spin boxes: QSpinBox is int-only and the axes reach 2^62, and the text keeps
@@ -147,6 +148,7 @@ void ParamEditor::setAxes(const std::vector<ks::Axis>& axes, const std::map<std:
                 row.line->setValidator(new AxisValidator(axis, row.line));
             row.line->setPlaceholderText(QString::fromStdString(axis.defaultValue));
             connect(row.line, &QLineEdit::textChanged, this, &ParamEditor::onEdited);
+            connect(row.line, &QLineEdit::textEdited, this, [this, name] { emit edited(name); });
             editor = row.line;
         }
         editor->setObjectName(QStringLiteral("param_") + name);
@@ -200,10 +202,31 @@ void ParamEditor::updateRowState(Row& row)
     if (invalid) {
         editor->setStyleSheet(QStringLiteral("%1 { border: 1px solid %2; }")
                                   .arg(QLatin1String(editor->metaObject()->className()), alarmColor().name()));
-        editor->setToolTip(error + QStringLiteral("\n\n") + row.baseToolTip);
+        editor->setToolTip(error + QStringLiteral("\n\n") + toolTipOf(row));
     } else {
         editor->setStyleSheet(QString());
-        editor->setToolTip(row.baseToolTip);
+        editor->setToolTip(toolTipOf(row));
+    }
+}
+
+QString ParamEditor::toolTipOf(const Row& row) const
+{
+    return row.unitNote.isEmpty() ? row.baseToolTip : row.baseToolTip + QLatin1Char('\n') + row.unitNote;
+}
+
+void ParamEditor::setUnit(const QString& name, const QString& unit, const QString& note)
+{
+    for (auto& row : m_rows) {
+        if (QString::fromStdString(row.axis.name) != name)
+            continue;
+        row.label->setText(unit.isEmpty() ? name : QStringLiteral("%1 (%2)").arg(name, unit));
+        row.unitNote = note;
+        row.label->setToolTip(toolTipOf(row));
+        QWidget* editor = row.line ? static_cast<QWidget*>(row.line) : static_cast<QWidget*>(row.combo);
+        if (editor->property(kInvalidProperty).toBool())
+            updateRowState(row); // the error, then the new tooltip
+        else
+            editor->setToolTip(toolTipOf(row));
     }
 }
 

@@ -42,6 +42,10 @@ public:
     /// The names passed to setHiddenNames.
     QStringList hiddenNames() const { return m_hiddenNames; }
 
+    /// Shows an axis's unit after its name ("bucket_width (Å)"; an empty unit shows the name alone) and `note` in
+    /// its tooltip ("in the same unit as the coordinates").
+    void setUnit(const QString& name, const QString& unit, const QString& note);
+
     /// The editor widget of an axis (a QLineEdit or a QComboBox), or nullptr.
     QWidget* editorFor(const QString& name) const;
 
@@ -51,6 +55,8 @@ public:
 signals:
     /// A value changed, by the user or through setValues/setAxes.
     void changed();
+    /// The user typed in an axis's field or picked one of its choices (never emitted for setValues/setAxes).
+    void edited(const QString& name);
 
 private:
     struct Row {
@@ -59,6 +65,7 @@ private:
         QLineEdit* line = nullptr; ///< numeric and text axes
         QComboBox* combo = nullptr; ///< enum axes
         QString baseToolTip;
+        QString unitNote; ///< setUnit's note, after the base tooltip
     };
 
     void clearRows();
@@ -66,6 +73,7 @@ private:
     QString rowText(const Row& row) const;
     /// Marks a row's editor red with the error as its tooltip, or clears the mark.
     void updateRowState(Row& row);
+    QString toolTipOf(const Row& row) const;
     void onEdited();
 
     std::vector<ks::Axis> m_axes;

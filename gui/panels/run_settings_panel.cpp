@@ -6,19 +6,25 @@
 #include "compute/core/workload.h"
 #include "compute/device/device_info.h"
 #include "gui/panels/param_editor.h"
+#include "gui/theme.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
+#include <QVBoxLayout>
+#include <algorithm>
 
 namespace ks::gui {
 
 RunSettingsPanel::RunSettingsPanel(QWidget* parent)
     : QWidget(parent)
     , m_sizes(new QLineEdit(this))
+    , m_sizesMessage(new QLabel(this))
+    , m_keepSizes(new QCheckBox(tr("Keep these sizes when a file opens"), this))
     , m_params(new ParamEditor(this))
     , m_noiseTargetPct(new QDoubleSpinBox(this))
     , m_warmup(new QSpinBox(this))
@@ -31,10 +37,19 @@ RunSettingsPanel::RunSettingsPanel(QWidget* parent)
     , m_baseline(new QComboBox(this))
 {
     m_sizes->setObjectName(QStringLiteral("sizes"));
-    m_sizes->setPlaceholderText(tr("the data's own size"));
+    m_sizes->setPlaceholderText(tr("the dataset's own size"));
     m_sizes->setToolTip(tr("Sizes to sweep: N, 2^K, 1e6, comma-separated, or A..B for every power of two from A to "
-                           "B.\nGenerated data is made afresh for each size; a loaded file is cut to its first N "
-                           "elements."));
+                           "B. Empty: one run at the dataset's own size.\nGenerated data is made afresh for each "
+                           "size; a loaded file is cut to its first N elements, so each size must fit in it.\n"
+                           "Opening a file empties this field (the run measures the whole file) unless \"Keep these "
+                           "sizes when a file opens\" is ticked."));
+    m_sizesMessage->setObjectName(QStringLiteral("sizesMessage"));
+    m_sizesMessage->setWordWrap(true);
+    m_sizesMessage->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_sizesMessage->hide();
+    m_keepSizes->setObjectName(QStringLiteral("keepSizes"));
+    m_keepSizes->setToolTip(tr("Off: opening a file empties the sizes, so the run measures the whole file.\nOn: "
+                               "every file opened is swept at these sizes (each must fit in the file)."));
     m_params->setObjectName(QStringLiteral("runParams"));
     m_noiseTargetPct->setObjectName(QStringLiteral("noiseTarget"));
     m_noiseTargetPct->setRange(0.01, 50.0);
@@ -76,7 +91,15 @@ RunSettingsPanel::RunSettingsPanel(QWidget* parent)
 
     auto* form = new QFormLayout(this);
     form->setContentsMargins(0, 0, 0, 0);
-    form->addRow(tr("Sizes"), m_sizes);
+    // The field, what it will run (or why it cannot) right under it, and the choice to keep it for every file.
+    auto* sizesBox = new QWidget(this);
+    auto* sizesLayout = new QVBoxLayout(sizesBox);
+    sizesLayout->setContentsMargins(0, 0, 0, 0);
+    sizesLayout->setSpacing(2);
+    sizesLayout->addWidget(m_sizes);
+    sizesLayout->addWidget(m_sizesMessage);
+    sizesLayout->addWidget(m_keepSizes);
+    form->addRow(tr("Sizes"), sizesBox);
     form->addRow(tr("Parameters"), m_params);
     form->addRow(tr("Noise target"), m_noiseTargetPct);
     form->addRow(tr("Warm-up runs"), m_warmup);
@@ -90,8 +113,13 @@ RunSettingsPanel::RunSettingsPanel(QWidget* parent)
 
     setSettings(RunSettings {});
     auto emitChanged = [this] { Q_EMIT changed(); };
-    connect(m_sizes, &QLineEdit::textChanged, this, emitChanged);
+    connect(m_sizes, &QLineEdit::textEdited, this, [this] { m_clearedSizes.clear(); });
+    connect(m_sizes, &QLineEdit::textChanged, this, [this] {
+        updateSizesState();
+        Q_EMIT changed();
+    });
     connect(m_params, &ParamEditor::changed, this, emitChanged);
+    connect(m_params, &ParamEditor::edited, this, [this](const QString& name) { m_userSetParams.insert(name); });
     connect(m_noiseTargetPct, &QDoubleSpinBox::valueChanged, this, emitChanged);
     connect(m_warmup, &QSpinBox::valueChanged, this, emitChanged);
     connect(m_minReps, &QSpinBox::valueChanged, this, emitChanged);
@@ -109,6 +137,8 @@ RunSettingsPanel::RunSettingsPanel(QWidget* parent)
 void RunSettingsPanel::setWorkload(const ks::Workload* workload)
 {
     const QString previous = m_baseline->currentData().toString();
+    m_userSetParams.clear();
+    m_suggestions.clear();
     m_params->setAxes(workload ? workload->parameters() : std::vector<Axis> {});
     const QSignalBlocker block(m_baseline);
     m_baseline->clear();
@@ -181,16 +211,127 @@ std::map<std::string, std::string> RunSettingsPanel::readerOptions() const
 
 QString RunSettingsPanel::validationError() const
 {
-    try {
-        sizes();
-    } catch (const ParameterError& e) {
-        return tr("Sizes: %1").arg(QString::fromStdString(e.what()));
-    }
+    if (const QString e = sizesError(); !e.isEmpty())
+        return e;
     if (const QString p = m_params->validationError(); !p.isEmpty())
         return tr("Parameters: %1").arg(p);
     if (m_minReps->value() > m_maxReps->value())
         return tr("The minimum number of repetitions is above the maximum");
     return {};
+}
+
+QString RunSettingsPanel::sizesError() const
+{
+    std::vector<std::uint64_t> list;
+    try {
+        list = sizes();
+    } catch (const ParameterError& e) {
+        return tr("Sizes: %1").arg(QString::fromStdString(e.what()));
+    }
+    if (m_extent.size == 0)
+        return {};
+    for (const std::uint64_t size : list)
+        if (size > m_extent.size)
+            return tr("Sizes: %1 is more than the %2 %3 of %4; use 1..%2, or leave it empty for all of them")
+                .arg(size)
+                .arg(m_extent.size)
+                .arg(m_extent.noun, m_extent.name);
+    return {};
+}
+
+void RunSettingsPanel::updateSizesState()
+{
+    const QString error = sizesError();
+    const bool invalid = !error.isEmpty();
+    m_sizes->setProperty("ksInvalid", invalid);
+    m_sizes->setStyleSheet(
+        invalid ? QStringLiteral("QLineEdit { border: 1px solid %1; }").arg(alarmColor().name()) : QString());
+    QPalette palette = m_sizesMessage->palette();
+    palette.setColor(QPalette::WindowText, invalid ? alarmColor() : this->palette().color(QPalette::PlaceholderText));
+    m_sizesMessage->setPalette(palette);
+    if (invalid) {
+        m_sizesMessage->setText(error);
+        m_sizesMessage->show();
+        return;
+    }
+    if (m_extent.size == 0) {
+        m_sizesMessage->clear();
+        m_sizesMessage->hide();
+        return;
+    }
+    // A size below the file's times only a prefix of it: say so, as the run's rows carry only the size.
+    std::vector<std::uint64_t> list = sizes();
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    const auto whole = std::find(list.begin(), list.end(), m_extent.size);
+    const bool all = whole != list.end();
+    if (all)
+        list.erase(whole);
+    QString text;
+    if (list.empty()) {
+        text = tr("Measures all %1 %2 of %3").arg(m_extent.size).arg(m_extent.noun, m_extent.name);
+        if (!m_clearedSizes.isEmpty() && m_sizes->text().trimmed().isEmpty())
+            text += tr(" (the sizes %1 were cleared for this file)").arg(m_clearedSizes);
+    } else {
+        const QString prefix = list.size() == 1 ? QString::number(list.front())
+                                                : QStringLiteral("%1 … %2").arg(list.front()).arg(list.back());
+        text = tr("Times only the first %1 of %2 %3 of %4")
+                   .arg(prefix)
+                   .arg(m_extent.size)
+                   .arg(m_extent.noun, m_extent.name);
+        if (all)
+            text += tr(", then all of them");
+    }
+    m_sizesMessage->setText(text);
+    m_sizesMessage->show();
+}
+
+void RunSettingsPanel::setDatasetExtent(const DatasetExtent& extent)
+{
+    m_extent = extent;
+    updateSizesState();
+}
+
+void RunSettingsPanel::startNewFile()
+{
+    m_userSetParams.clear();
+    if (!m_keepSizes->isChecked()) {
+        m_clearedSizes = m_sizes->text().trimmed();
+        m_sizes->clear();
+    }
+}
+
+bool RunSettingsPanel::keepSizes() const
+{
+    return m_keepSizes->isChecked();
+}
+
+void RunSettingsPanel::setKeepSizes(bool keep)
+{
+    m_keepSizes->setChecked(keep);
+}
+
+void RunSettingsPanel::suggestParam(const QString& name, const QString& value)
+{
+    if (m_userSetParams.contains(name))
+        return;
+    m_params->setValues({{name.toStdString(), value.toStdString()}});
+    m_suggestions[name] = value;
+}
+
+bool RunSettingsPanel::holdsSuggestion(const QString& name) const
+{
+    const auto it = m_suggestions.find(name);
+    if (it == m_suggestions.end())
+        return false;
+    const auto values = m_params->values();
+    const auto value = values.find(name.toStdString());
+    return value != values.end() && QString::fromStdString(value->second) == it->second;
+}
+
+void RunSettingsPanel::setParamUnit(const QString& name, const QString& unit, const QString& note)
+{
+    m_params->setUnit(name, unit, note);
 }
 
 } // namespace ks::gui

@@ -19,6 +19,7 @@
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QTimer>
 #include <QTreeWidget>
 #include <QValidator>
@@ -347,7 +348,7 @@ TEST(DatasetPanel, SetWorkloadBuildsTheGeneratorEditor)
     EXPECT_EQ(generatorChanged.count(), before + 1);
 }
 
-TEST(DatasetPanel, OpenCsvEmitsLoadRequestedAndRecordsIt)
+TEST(DatasetPanel, OpenCsvEmitsLoadRequestedAndRecordsItOnceLoaded)
 {
     QTemporaryDir dir;
     ASSERT_TRUE(dir.isValid());
@@ -357,12 +358,17 @@ TEST(DatasetPanel, OpenCsvEmitsLoadRequestedAndRecordsIt)
     QSignalSpy load(&panel, &DatasetPanel::loadRequested);
     QSignalSpy recent(&panel, &DatasetPanel::recentFilesChanged);
     QSignalSpy source(&panel, &DatasetPanel::sourceChanged);
+    QSignalSpy chosen(&panel, &DatasetPanel::fileChosen);
     panel.openFile(csv);
     ASSERT_EQ(load.count(), 1);
     const QString absolute = QFileInfo(csv).absoluteFilePath();
     EXPECT_EQ(load.at(0).at(0).toString(), absolute);
     EXPECT_EQ(load.at(0).at(1).toString(), QString());
     EXPECT_FALSE(load.at(0).at(2).toBool());
+    ASSERT_EQ(chosen.count(), 1);
+    EXPECT_EQ(chosen.at(0).at(0).toString(), absolute);
+    EXPECT_EQ(recent.count(), 0) << "only a file that loaded is recent";
+    panel.markLoaded(absolute);
     EXPECT_EQ(recent.count(), 1);
     EXPECT_EQ(source.count(), 1);
     EXPECT_EQ(panel.recentFiles(), QStringList {absolute});
@@ -388,14 +394,14 @@ TEST(DatasetPanel, RecentFilesAreDeduplicatedOrderedAndCapped)
     QStringList paths;
     for (int i = 0; i < 12; ++i) {
         paths << QFileInfo(writeCsv(dir, QStringLiteral("f%1.csv").arg(i))).absoluteFilePath();
-        panel.openFile(paths.back());
+        panel.markLoaded(paths.back());
     }
     QStringList recent = panel.recentFiles();
     ASSERT_EQ(recent.size(), DatasetPanel::kMaxRecentFiles);
     EXPECT_EQ(recent.front(), paths[11]);
     EXPECT_EQ(recent.back(), paths[2]);
 
-    panel.openFile(paths[5]);
+    panel.markLoaded(paths[5]);
     recent = panel.recentFiles();
     EXPECT_EQ(recent.size(), DatasetPanel::kMaxRecentFiles);
     EXPECT_EQ(recent.front(), paths[5]);
@@ -407,6 +413,11 @@ TEST(DatasetPanel, RecentFilesAreDeduplicatedOrderedAndCapped)
     panel.setRecentFiles({paths[0], paths[1], paths[0], QString()});
     EXPECT_EQ(panel.recentFiles(), (QStringList {paths[0], paths[1]}));
     EXPECT_EQ(changed.count(), 0);
+
+    // A recent file that now fails to load leaves the list.
+    panel.markFailed(paths[1]);
+    EXPECT_EQ(panel.recentFiles(), QStringList {paths[0]});
+    EXPECT_EQ(changed.count(), 1);
 }
 
 TEST(DatasetPanel, MissingFileIsReportedAndDroppedFromRecent)
@@ -469,6 +480,8 @@ TEST(DatasetPanel, Hdf5WithSeveralGroupsAsksWhichOne)
     ASSERT_EQ(load.count(), 1);
     EXPECT_EQ(load.at(0).at(1).toString(), QStringLiteral("/b"));
     EXPECT_EQ(panel.h5Path(), QStringLiteral("/b"));
+    EXPECT_TRUE(panel.recentFiles().isEmpty()) << "listed before it loaded";
+    panel.markLoaded(path);
     EXPECT_EQ(panel.recentFiles().size(), 1);
 }
 
@@ -637,6 +650,84 @@ TEST(RunSettingsPanel, ReaderOptionsAreTheAxesMarkedSo)
 
     panel.setWorkload(ks::defaultRegistry().find("spmv"));
     EXPECT_TRUE(panel.readerOptions().empty()) << "precision is the variants'";
+}
+
+TEST(RunSettingsPanel, ANewFileEmptiesTheSizesUnlessKeptAndForgetsTheUsersParameters)
+{
+    RunSettingsPanel panel;
+    panel.setWorkload(ks::defaultRegistry().find("sdh"));
+    panel.show();
+    auto* sizes = panel.findChild<QLineEdit*>(QStringLiteral("sizes"));
+    auto* message = panel.findChild<QLabel*>(QStringLiteral("sizesMessage"));
+    ASSERT_NE(sizes, nullptr);
+    ASSERT_NE(message, nullptr);
+    sizes->setText(QStringLiteral("1024"));
+    EXPECT_FALSE(message->isVisible()) << "generated data: nothing to check the sizes against";
+    panel.setDatasetExtent({660, QStringLiteral("points"), QStringLiteral("p.pdb")});
+    EXPECT_TRUE(message->isVisible());
+    EXPECT_EQ(panel.validationError(), message->text());
+    EXPECT_TRUE(message->text().contains(QStringLiteral("p.pdb"))) << message->text().toStdString();
+
+    panel.startNewFile();
+    EXPECT_TRUE(sizes->text().isEmpty());
+    EXPECT_TRUE(panel.validationError().isEmpty());
+    panel.setKeepSizes(true);
+    sizes->setText(QStringLiteral("2^5"));
+    panel.startNewFile();
+    EXPECT_EQ(sizes->text(), QStringLiteral("2^5"));
+
+    // A suggestion applies until the user types their own value, and again after the next file.
+    auto* width = panel.findChild<QLineEdit*>(QStringLiteral("param_bucket_width"));
+    ASSERT_NE(width, nullptr);
+    panel.suggestParam(QStringLiteral("bucket_width"), QStringLiteral("0.59"));
+    EXPECT_EQ(width->text(), QStringLiteral("0.59"));
+    width->selectAll();
+    QTest::keyClicks(width, QStringLiteral("7"));
+    EXPECT_TRUE(panel.userSetParam(QStringLiteral("bucket_width")));
+    panel.suggestParam(QStringLiteral("bucket_width"), QStringLiteral("0.6"));
+    EXPECT_EQ(width->text(), QStringLiteral("7"));
+    panel.startNewFile();
+    panel.suggestParam(QStringLiteral("bucket_width"), QStringLiteral("0.6"));
+    EXPECT_EQ(width->text(), QStringLiteral("0.6"));
+}
+
+TEST(ParamEditor, AUnitShowsInTheLabelAndItsNoteInTheTooltips)
+{
+    ParamEditor editor;
+    editor.setAxes(ks::defaultRegistry().find("sdh")->parameters());
+    QSignalSpy edited(&editor, &ParamEditor::edited);
+    editor.setValues({{"bucket_width", "3"}});
+    EXPECT_EQ(edited.count(), 0) << "only the user's own edits count";
+    editor.setUnit(QStringLiteral("bucket_width"), QStringLiteral("Å"), QStringLiteral("Unit: Å."));
+    auto* label = editor.findChild<QLabel*>(QStringLiteral("paramLabel_bucket_width"));
+    ASSERT_NE(label, nullptr);
+    EXPECT_EQ(label->text(), QStringLiteral("bucket_width (Å)"));
+    EXPECT_TRUE(label->toolTip().endsWith(QStringLiteral("Unit: Å.")));
+    EXPECT_TRUE(editor.editorFor(QStringLiteral("bucket_width"))->toolTip().endsWith(QStringLiteral("Unit: Å.")));
+    editor.setUnit(QStringLiteral("bucket_width"), QString(), QStringLiteral("Unit: the coordinates'."));
+    EXPECT_EQ(label->text(), QStringLiteral("bucket_width"));
+    QTest::keyClicks(editor.editorFor(QStringLiteral("bucket_width")), QStringLiteral("5"));
+    ASSERT_EQ(edited.count(), 1);
+    EXPECT_EQ(edited.front().front().toString(), QStringLiteral("bucket_width"));
+}
+
+TEST(DatasetPanel, TheReaderHintLinksToTheWorkloadsThatReadTheFile)
+{
+    DatasetPanel panel;
+    panel.setWorkload(&linreg());
+    panel.show();
+    panel.showError(QStringLiteral("header only: no data rows"));
+    panel.showReaderHint({{QStringLiteral("sdh"), QStringLiteral("Distance histogram")}});
+    auto* hint = panel.findChild<QLabel*>(QStringLiteral("datasetReaderHint"));
+    ASSERT_NE(hint, nullptr);
+    EXPECT_TRUE(hint->isVisible());
+    EXPECT_TRUE(hint->text().contains(QStringLiteral("href=\"sdh\""))) << hint->text().toStdString();
+    QSignalSpy requested(&panel, &DatasetPanel::workloadRequested);
+    Q_EMIT hint->linkActivated(QStringLiteral("sdh"));
+    ASSERT_EQ(requested.count(), 1);
+    EXPECT_EQ(requested.front().front().toString(), QStringLiteral("sdh"));
+    panel.showLoading(QStringLiteral("x"));
+    EXPECT_FALSE(hint->isVisible()) << "the hint belongs to the error";
 }
 
 } // namespace
