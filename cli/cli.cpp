@@ -959,6 +959,7 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     CLI::App app {"KernelScope " + std::string(version())
         + " — run CUDA kernel variants side by side, time them properly and check them against a reference"};
     app.name("kernelscope-cli");
+    app.set_version_flag("--version", "kernelscope-cli " + std::string(version()));
     app.require_subcommand(1);
 
     std::string listWorkload;
@@ -1063,6 +1064,9 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
         return kExitOk;
     } catch (const CLI::CallForAllHelp&) {
         out << app.help("", CLI::AppFormatMode::All);
+        return kExitOk;
+    } catch (const CLI::CallForVersion&) {
+        out << "kernelscope-cli " << version() << '\n';
         return kExitOk;
     } catch (const CLI::ParseError& e) {
         std::string message = e.what();

@@ -1,6 +1,7 @@
 // kernelscope-cli driven in-process: list, run with files out, and every kind of bad input.
 #include "cli/cli.h"
 #include "cli_fixture.h"
+#include "compute/core/version.h"
 #include "compute/core/clock_sampler.h"
 #include "compute/core/results_io.h"
 #include "compute/device/device_info.h"
@@ -388,6 +389,12 @@ TEST_F(Cli, HelpExitsZero)
     EXPECT_NE(m_out.str().find("run"), std::string::npos);
     EXPECT_EQ(cli({"run", "--help"}), kExitOk);
     EXPECT_NE(m_out.str().find("--generate"), std::string::npos);
+}
+
+TEST_F(Cli, VersionNamesTheProgramAndItsVersion)
+{
+    EXPECT_EQ(cli({"--version"}), kExitOk);
+    EXPECT_EQ(m_out.str(), "kernelscope-cli " + std::string(version()) + "\n");
 }
 
 } // namespace
