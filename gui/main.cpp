@@ -4,6 +4,7 @@
 #include "compute/core/registry.h"
 #include "compute/core/version.h"
 #include "gui/charts/chart_view.h"
+#include "gui/loaded_results.h"
 #include "gui/main_window.h"
 #include "gui/panels/run_settings_panel.h"
 #include "gui/results_model.h"
@@ -43,7 +44,10 @@ int main(int argc, char** argv)
         QStringLiteral("A user's CUDA kernel file for the workload's ABI, opened in the Kernels pane and run as "
                        "variant user:<stem> (repeat for several)"),
         QStringLiteral("file.cu"));
-    parser.addOptions({demo, theme, workload, screenshot, kernel});
+    const QCommandLineOption param(QStringLiteral("param"),
+        QStringLiteral("A run or reader parameter, as kernelscope-cli takes it (e.g. zeros=replace; repeatable)"),
+        QStringLiteral("key=value"));
+    parser.addOptions({demo, theme, workload, screenshot, kernel, param});
     parser.addPositionalArgument(QStringLiteral("file"),
         QStringLiteral("A dataset file to open, or a results file kernelscope-cli wrote (--json, --csv)"),
         QStringLiteral("[file]"));
@@ -54,22 +58,51 @@ int main(int argc, char** argv)
         window.setTheme(ks::gui::themeFromName(parser.value(theme)));
     if (parser.isSet(workload))
         window.setWorkload(parser.value(workload));
+    // Parameters first: reader options (lrv's zeros, sdh's frame) decide how the file loads.
+    if (parser.isSet(param)) {
+        auto settings = window.runSettingsPanel()->settings();
+        for (const QString& assignment : parser.values(param)) {
+            const qsizetype eq = assignment.indexOf(QLatin1Char('='));
+            if (eq <= 0) {
+                std::cerr << "kernelscope: --param " << assignment.toStdString() << ": expected key=value\n";
+                return 2;
+            }
+            settings.params[assignment.left(eq).toStdString()] = assignment.mid(eq + 1).toStdString();
+        }
+        window.runSettingsPanel()->setSettings(settings);
+    }
     window.show();
     for (const QString& file : parser.values(kernel))
         window.addUserKernel(file); // a refusal says why in the status bar
-    if (!parser.positionalArguments().isEmpty())
+    const QString file = parser.positionalArguments().isEmpty() ? QString() : parser.positionalArguments().front();
+    const bool dataset = !file.isEmpty() && !ks::gui::isResultsFile(file);
+    if (!file.isEmpty())
         // Sniffed as a drop is: a results file opens as results, anything else as the dataset.
-        window.openDroppedFile(parser.positionalArguments().front());
+        window.openDroppedFile(file);
 
     if (parser.isSet(demo) || parser.isSet(screenshot)) {
         auto settings = window.runSettingsPanel()->settings();
         const QString id = parser.isSet(workload) ? parser.value(workload) : QStringLiteral("linreg");
-        if (const auto* w = ks::defaultRegistry().find(id.toStdString()))
+        // A dataset file is measured at its own size; the generator sweeps the workload's demo sizes.
+        if (const auto* w = ks::defaultRegistry().find(id.toStdString()); w && !dataset)
             settings.sizes = QString::fromStdString(w->demoSizes());
         settings.options.timeLimitS = 0.5;
         settings.options.maxRepetitions = 60;
         window.runSettingsPanel()->setSettings(settings);
-        QTimer::singleShot(200, &window, [&window] { window.startRun(); });
+        if (dataset) {
+            // The run starts when the file has loaded; a file that fails is shown (and saved) as it failed.
+            QObject::connect(
+                &window, &ks::gui::MainWindow::datasetLoadFinished, &window,
+                [&window](bool ok) {
+                    if (ok)
+                        window.startRun();
+                    else
+                        Q_EMIT window.runFinished(false);
+                },
+                Qt::SingleShotConnection);
+        } else {
+            QTimer::singleShot(200, &window, [&window] { window.startRun(); });
+        }
     }
     if (parser.isSet(screenshot)) {
         const QString stem = parser.value(screenshot);
