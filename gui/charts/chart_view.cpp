@@ -27,8 +27,10 @@ constexpr double kDecadeTicksFrom = 100.0;
 constexpr double kOffsetLabelsFrom = 100.0;
 
 /// The labels of `ticks` with the fewest significant digits that give each tick its own label, each within a
-/// thousandth of the tick step of its value (so 0.25 never reads "0.2").
-QVector<QString> distinctLabels(const QVector<double>& ticks, const QLocale& locale, QChar format, int least)
+/// thousandth of the tick step of its value (so 0.25 never reads "0.2"), or on a log axis (`relative`) within a
+/// thousandth of the value itself (so a decade computed as 0.010000000000000002 still reads 10⁻²).
+QVector<QString> distinctLabels(
+    const QVector<double>& ticks, const QLocale& locale, QChar format, int least, bool relative = false)
 {
     double step = 0.0;
     for (qsizetype i = 1; i < ticks.size(); ++i) {
@@ -54,7 +56,8 @@ QVector<QString> distinctLabels(const QVector<double>& ticks, const QLocale& loc
             labels[i] = locale.toString(values[i], format.toLatin1(), digits);
             bool ok = false;
             const double read = locale.toDouble(labels[i], &ok);
-            good = ok && (step == 0.0 || std::abs(read - values[i]) <= step * 1e-3);
+            const double tolerance = relative ? std::abs(values[i]) * 1e-3 : step * 1e-3;
+            good = ok && (tolerance == 0.0 || std::abs(read - values[i]) <= tolerance);
             for (qsizetype j = 0; j < i && good; ++j)
                 good = labels[j] != labels[i];
         }
@@ -111,8 +114,8 @@ protected:
         const QVector<double>& ticks, const QLocale& locale, QChar formatChar, int precision) override
     {
         // Narrow ranges read as plain numbers (20, 30, 50); decades keep the axis' own format (10^k).
-        return m_narrow ? distinctLabels(ticks, locale, QLatin1Char('g'), 1)
-                        : distinctLabels(ticks, locale, formatChar, precision);
+        return m_narrow ? distinctLabels(ticks, locale, QLatin1Char('g'), 1, true)
+                        : distinctLabels(ticks, locale, formatChar, precision, true);
     }
 
 private:

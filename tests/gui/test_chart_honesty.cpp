@@ -252,6 +252,23 @@ TEST(ChartTicks, AWideLogSweepKeepsDecades)
     EXPECT_TRUE(labels.contains(QStringLiteral("1e+04"))) << labels.join(QLatin1Char(' ')).toStdString();
 }
 
+TEST(ChartTicks, DecadesReadAsPowersNotAsRoundingNoise)
+{
+    ResultsModel model;
+    CorrectnessChart chart(&model);
+    chart.resize(900, 600);
+    model.addSummary(overTolerance(timedRun("a1", "a", 1024, 1.0)));
+    Summary exact = timedRun("b1", "b", 1024, 1.0);
+    exact.delta.value = 0.0;
+    model.addSummary(exact);
+    chart.rebuildNow();
+    chart.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    const QStringList labels = tickLabels(chart.plot()->yAxis);
+    expectDistinct(labels, "correctness y");
+    for (const QString& label : labels) // "1e-02", not "1.0000000000000002e-02"
+        EXPECT_LE(label.size(), 6) << label.toStdString();
+}
+
 // ---------------------------------------------------------------------------------------------------- speedup
 
 TEST(SpeedupAxis, OnePointIsCentredOnOneAndNeverBelowZero)
