@@ -325,7 +325,26 @@ void ChartView::rescaleWithMargin()
     m_plot->rescaleAxes(true);
     for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
         QCPRange r = axis->range();
-        if (axis->scaleType() == QCPAxis::stLogarithmic) {
+        // One value (a sweep of one size) leaves QCustomPlot's rescale at the axis' old width, decades of nothing
+        // around one point: the data's own extent is taken instead, and widened below.
+        const bool log = axis->scaleType() == QCPAxis::stLogarithmic;
+        bool any = false;
+        QCPRange extent;
+        for (QCPAbstractPlottable* plottable : axis->plottables()) {
+            if (!plottable->visible())
+                continue;
+            bool found = false;
+            const QCP::SignDomain domain = log ? QCP::sdPositive : QCP::sdBoth;
+            const QCPRange part = plottable->keyAxis() == axis ? plottable->getKeyRange(found, domain)
+                                                               : plottable->getValueRange(found, domain);
+            if (!found)
+                continue;
+            extent = any ? QCPRange(std::min(extent.lower, part.lower), std::max(extent.upper, part.upper)) : part;
+            any = true;
+        }
+        if (any && extent.lower == extent.upper)
+            r = log ? QCPRange(extent.lower / 1.5, extent.upper * 1.5) : extent;
+        if (log) {
             if (r.lower <= 0)
                 r.lower = std::max(r.upper * 1e-6, 1e-300);
             axis->setRange(r.lower / 1.4, r.upper * 1.4);

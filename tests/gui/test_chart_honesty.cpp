@@ -252,6 +252,25 @@ TEST(ChartTicks, AWideLogSweepKeepsDecades)
     EXPECT_TRUE(labels.contains(QStringLiteral("1e+04"))) << labels.join(QLatin1Char(' ')).toStdString();
 }
 
+TEST(ChartTicks, ASweepOfOneSizeIsNotDecadesOfNothing)
+{
+    ResultsModel model;
+    SweepChart sweep(&model);
+    SpeedupChart speedup(&model);
+    sweep.rebuildNow(); // an empty chart first: the axes keep QCustomPlot's default range
+    speedup.rebuildNow();
+    model.addSummary(timedRun("r1", "reference", 200000, 3.0));
+    model.addSummary(timedRun("f1", "fast", 200000, 1.0));
+    sweep.rebuildNow();
+    speedup.rebuildNow();
+    for (ChartView* chart : std::initializer_list<ChartView*> {&sweep, &speedup}) {
+        const QCPRange x = chart->plot()->xAxis->range();
+        EXPECT_LT(x.lower, 200000.0) << chart->title().toStdString();
+        EXPECT_GT(x.upper, 200000.0) << chart->title().toStdString();
+        EXPECT_LT(x.upper / x.lower, 10.0) << chart->title().toStdString() << ": " << x.lower << " .. " << x.upper;
+    }
+}
+
 TEST(ChartTicks, DecadesReadAsPowersNotAsRoundingNoise)
 {
     ResultsModel model;
