@@ -152,6 +152,7 @@ void MainWindow::buildUi()
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_table->setWordWrap(false);
+    fitResultsColumns(m_table);
     auto* copy = new QAction(tr("Copy"), m_table);
     copy->setShortcut(QKeySequence::Copy);
     copy->setShortcutContext(Qt::WidgetShortcut);

@@ -1,11 +1,16 @@
 #include "gui/results_model.h"
 
+#include "compute/core/errors.h"
+#include "compute/core/registry.h"
 #include "gui/loaded_results.h"
 
 #include <QBrush>
 #include <QColor>
 #include <QFont>
+#include <QHeaderView>
 #include <QLocale>
+#include <QTableView>
+#include <QTimer>
 #include <algorithm>
 #include <cmath>
 
@@ -22,6 +27,19 @@ QString number(double v, int precision = 4)
 bool overTolerance(const Summary& s)
 {
     return s.delta.computed && !s.delta.withinTolerance();
+}
+
+/// Whether bytes are the measure of the run: its roof is a bandwidth (or unknown, as in files from older builds).
+/// A compute-bound workload's GB/s (sdh moves kilobytes in seconds) would read 0.0, which says nothing true.
+bool bytesAreTheMeasure(const Summary& s)
+{
+    return s.peakKind.empty() || s.peakKind.ends_with("bandwidth");
+}
+
+/// The GB/s cell: three significant digits below 10 (never a rounded 0.0), one decimal above.
+QString gbPerSText(double gbPerS)
+{
+    return gbPerS < 10.0 ? QString::number(gbPerS, 'g', 3) : QString::number(gbPerS, 'f', 1);
 }
 
 /// The metric a run's ceiling is in: the % of ceiling is taken in it (runner.cpp fillRates).
@@ -133,6 +151,8 @@ QVariant ResultsModel::headerData(int section, Qt::Orientation orientation, int 
         return tr("Backend");
     case SizeColumn:
         return tr("Size");
+    case ParamsColumn:
+        return tr("Parameters");
     case OutcomeColumn:
         return tr("Outcome");
     case RepetitionsColumn:
@@ -216,6 +236,14 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const
         }
         if (index.column() == MessageColumn)
             return QString::fromStdString(s.message);
+        if (index.column() == ParamsColumn)
+            return paramsToolTip(s);
+        if (index.column() == GbPerSColumn && timed && !bytesAreTheMeasure(s))
+            return tr("%1 is bound by %2, not by memory traffic: its rate is in the Rate column (%3/s).")
+                .arg(QString::fromStdString(s.workload), QString::fromStdString(s.peakKind),
+                    QString::fromStdString(s.itemName));
+        if (index.column() == ItemRateColumn && timed)
+            return tr("%1 %2/s").arg(number(s.itemsPerS, 6), QString::fromStdString(s.itemName));
         return {};
     }
     if (role == SortRole) {
@@ -229,7 +257,7 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const
         case NoiseColumn:
             return s.noisePct;
         case GbPerSColumn:
-            return s.gbPerS;
+            return bytesAreTheMeasure(s) ? s.gbPerS : -1.0;
         case ItemRateColumn:
             return s.itemsPerS;
         case PctOfPeakColumn:
@@ -244,6 +272,7 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const
         switch (index.column()) {
         case VariantColumn:
         case BackendColumn:
+        case ParamsColumn:
         case OutcomeColumn:
         case MessageColumn:
             return QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter);
@@ -260,6 +289,8 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const
         return QString::fromStdString(s.backend);
     case SizeColumn:
         return QString::number(static_cast<qulonglong>(s.size));
+    case ParamsColumn:
+        return paramsText(s);
     case OutcomeColumn:
         return row.running ? tr("running") : QString::fromLatin1(outcomeName(s.outcome));
     case RepetitionsColumn:
@@ -271,7 +302,9 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const
             return QStringLiteral("—");
         return QString::number(s.noisePct, 'f', 2) + (s.noisy() ? QLatin1String(kNoisyMark) : QLatin1String());
     case GbPerSColumn:
-        return timed && s.gbPerS > 0 ? QString::number(s.gbPerS, 'f', 1) : QStringLiteral("—");
+        if (timed && !bytesAreTheMeasure(s))
+            return QString(); // the Rate column holds its own measure (pairs/s); the tooltip says so
+        return timed && s.gbPerS > 0 ? gbPerSText(s.gbPerS) : QStringLiteral("—");
     case ItemRateColumn:
         return formatRate(s);
     case PctOfPeakColumn:
@@ -288,6 +321,78 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const
     default:
         return {};
     }
+}
+
+const std::map<std::string, std::string>& ResultsModel::defaultParams(const std::string& workload) const
+{
+    auto it = m_defaultParams.find(workload);
+    if (it != m_defaultParams.end())
+        return it->second;
+    std::map<std::string, std::string> defaults;
+    if (const auto* w = defaultRegistry().find(workload)) {
+        try {
+            defaults = ParamSet::parse(w->parameters(), {}).textValues();
+        } catch (const ParameterError&) {
+            defaults.clear(); // a workload whose defaults do not parse shows every value
+        }
+    }
+    return m_defaultParams.emplace(workload, std::move(defaults)).first->second;
+}
+
+QString ResultsModel::paramsText(const Summary& s) const
+{
+    if (s.params.empty())
+        return {};
+    const auto& defaults = defaultParams(s.workload);
+    QStringList changed;
+    // toString keeps the axes' order ("key=value;key=value"), which the CSV's params column uses too.
+    for (const std::string& item : splitList(s.params.toString(), ';')) {
+        const auto eq = item.find('=');
+        const std::string name = item.substr(0, eq);
+        const auto d = defaults.find(name);
+        if (eq == std::string::npos || d == defaults.end() || d->second != item.substr(eq + 1))
+            changed << QString::fromStdString(item);
+    }
+    return changed.isEmpty() ? tr("defaults") : changed.join(QStringLiteral(", "));
+}
+
+QString ResultsModel::paramsToolTip(const Summary& s) const
+{
+    const auto& defaults = defaultParams(s.workload);
+    QStringList lines;
+    for (const std::string& item : splitList(s.params.toString(), ';')) {
+        const auto eq = item.find('=');
+        const auto d = defaults.find(item.substr(0, eq));
+        const bool isDefault = eq != std::string::npos && d != defaults.end() && d->second == item.substr(eq + 1);
+        lines << (isDefault ? tr("%1 (default)").arg(QString::fromStdString(item)) : QString::fromStdString(item));
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+void fitResultsColumns(QTableView* table)
+{
+    table->setTextElideMode(Qt::ElideRight);
+    auto* timer = new QTimer(table);
+    timer->setSingleShot(true);
+    timer->setInterval(250); // a streaming run changes its row many times a second: one resize for them all
+    QObject::connect(timer, &QTimer::timeout, table, [table] {
+        QHeaderView* h = table->horizontalHeader();
+        // QTableView hides sizeHintForColumn (visible rows' widest cell); QAbstractItemView's is public.
+        const QAbstractItemView* view = table;
+        for (int c = 0; c < h->count(); ++c) {
+            const int wanted = std::max(view->sizeHintForColumn(c), h->sectionSizeHint(c));
+            if (wanted > h->sectionSize(c))
+                h->resizeSection(c, std::min(wanted, kMaxColumnWidth));
+        }
+    });
+    if (QAbstractItemModel* model = table->model()) {
+        const auto start = [timer] { timer->start(); };
+        QObject::connect(model, &QAbstractItemModel::rowsInserted, timer, start);
+        QObject::connect(model, &QAbstractItemModel::dataChanged, timer, start);
+        QObject::connect(model, &QAbstractItemModel::modelReset, timer, start);
+        QObject::connect(model, &QAbstractItemModel::layoutChanged, timer, start);
+    }
+    timer->start();
 }
 
 const Summary& ResultsModel::summary(int row) const

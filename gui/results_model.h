@@ -6,9 +6,12 @@
 #include <QAbstractTableModel>
 #include <QList>
 #include <QStringList>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+class QTableView;
 
 namespace ks::gui {
 
@@ -21,6 +24,7 @@ public:
         VariantColumn,
         BackendColumn,
         SizeColumn,
+        ParamsColumn,
         OutcomeColumn,
         RepetitionsColumn,
         MedianColumn,
@@ -84,11 +88,25 @@ private:
         bool medianStale = false; ///< the median is computed when asked for, not per sample
     };
     void appendToRow(Row& row, const Sample& sample);
+    /// The Parameters cell: the values that differ from the workload's defaults ("precision=f32, block=256"),
+    /// "defaults" when none does; every value when the workload is not known here (a file from a newer build).
+    QString paramsText(const Summary& s) const;
+    /// Every parameter of the run, one per line, defaults marked (the Parameters cell's tooltip).
+    QString paramsToolTip(const Summary& s) const;
+    /// The workload's default parameter values by name (empty for a workload this build does not have).
+    const std::map<std::string, std::string>& defaultParams(const std::string& workload) const;
 
     mutable std::vector<Row> m_rows;
     std::unordered_map<std::string, int> m_rowByRun;
     mutable QStringList m_variantOrder;
+    mutable std::map<std::string, std::map<std::string, std::string>> m_defaultParams; ///< by workload
 };
+
+/// Sizes the results table's columns to their headers and contents, again whenever rows come or change (coalesced,
+/// growing only, so a running row does not make the columns jitter); a column is at most kMaxColumnWidth wide, its
+/// long text elided with the whole of it in the tooltip.
+void fitResultsColumns(QTableView* table);
+inline constexpr int kMaxColumnWidth = 380;
 
 /// The display text of a run's rate column: GB/s, or the workload's own unit per second.
 QString formatRate(const Summary& summary);

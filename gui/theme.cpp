@@ -103,12 +103,17 @@ bool isDark(const QPalette& palette)
 
 QColor seriesColor(int index, bool dark)
 {
-    // Okabe & Ito (2008), without black and yellow, which vanish on one of the two backgrounds.
-    static const std::array<QColor, 7> kBase
+    // Okabe & Ito (2008) first, without black and yellow, which vanish on one of the two backgrounds; then nine more
+    // picked so that every pair of the sixteen is at least 15 apart in CIEDE2000 on both themes (an spmv sweep has
+    // a dozen variants, and a user kernel's colour must not pass for a neighbour's). tests/gui/test_chart_honesty.cpp
+    // checks it.
+    static const std::array<QColor, kDistinctSeriesColors> kBase
         = {QColor(0x00, 0x72, 0xb2), QColor(0xe6, 0x9f, 0x00), QColor(0x00, 0x9e, 0x73), QColor(0xcc, 0x79, 0xa7),
-            QColor(0x56, 0xb4, 0xe9), QColor(0xd5, 0x5e, 0x00), QColor(0x7f, 0x3c, 0x8d)};
+            QColor(0x56, 0xb4, 0xe9), QColor(0xd5, 0x5e, 0x00), QColor(0x7f, 0x3c, 0x8d), QColor(0x8c, 0x56, 0x4b),
+            QColor(0xbc, 0xbd, 0x22), QColor(0xd8, 0x1b, 0x60), QColor(0x66, 0xa6, 0x1e), QColor(0x00, 0x83, 0x8f),
+            QColor(0x9c, 0x9e, 0xde), QColor(0x28, 0x35, 0x93), QColor(0xf4, 0xa3, 0xa8), QColor(0x5d, 0x6d, 0x3c)};
     QColor c;
-    if (index >= 0 && index < static_cast<int>(kBase.size())) {
+    if (index >= 0 && index < kDistinctSeriesColors) {
         c = kBase[static_cast<std::size_t>(index)];
     } else {
         const double hue = std::fmod(0.11 + 0.618033988749895 * index, 1.0);

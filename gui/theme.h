@@ -21,8 +21,10 @@ QString themeName(ThemeMode mode);
 /// True when the palette's window colour is dark (charts pick their colours from this).
 bool isDark(const QPalette& palette);
 
-/// A qualitative colour for the n-th variant (Okabe & Ito's colour-blind-safe set, then golden-angle hues),
-/// lightened on dark backgrounds.
+/// How many variants get colours chosen to stand apart from each other; later ones get golden-angle hues.
+inline constexpr int kDistinctSeriesColors = 16;
+/// A qualitative colour for the n-th variant (Okabe & Ito's colour-blind-safe set, then colours chosen to stay
+/// distinct from it, then golden-angle hues), lightened on dark backgrounds.
 QColor seriesColor(int index, bool dark);
 /// The colour that marks a result over its tolerance, everywhere.
 QColor alarmColor();

@@ -6,15 +6,132 @@
 
 #include <QEvent>
 #include <QFileInfo>
+#include <QLocale>
 #include <QMouseEvent>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <cmath>
 #include <qcustomplot.h>
+#include <typeinfo>
+#include <vector>
 #if KS_HAVE_QT_SVG
 #include <QSvgGenerator>
 #endif
 
 namespace ks::gui {
+
+namespace {
+/// A range at least this many times its lower end apart gets decade ticks on a log axis.
+constexpr double kDecadeTicksFrom = 100.0;
+/// A linear range this many times nearer its round offset than its width is labelled as offsets from it.
+constexpr double kOffsetLabelsFrom = 100.0;
+
+/// The labels of `ticks` with the fewest significant digits that give each tick its own label, each within a
+/// thousandth of the tick step of its value (so 0.25 never reads "0.2"), or on a log axis (`relative`) within a
+/// thousandth of the value itself (so a decade computed as 0.010000000000000002 still reads 10⁻²).
+QVector<QString> distinctLabels(
+    const QVector<double>& ticks, const QLocale& locale, QChar format, int least, bool relative = false)
+{
+    double step = 0.0;
+    for (qsizetype i = 1; i < ticks.size(); ++i) {
+        const double gap = std::abs(ticks[i] - ticks[i - 1]);
+        if (gap > 0.0 && (step == 0.0 || gap < step))
+            step = gap;
+    }
+    QVector<double> values = ticks;
+    for (double& v : values)
+        if (step > 0.0 && std::abs(v) < step * 1e-9)
+            v = 0.0; // 1e-17 left of an offset or a sum of steps is zero
+    // 'g' with fewer digits than a number has before its point writes it as a power ("8e+01" for 80): below a
+    // million, plain numbers read better.
+    double largest = 0.0;
+    for (double v : values)
+        largest = std::max(largest, std::abs(v));
+    if (format == QLatin1Char('g') && largest >= 1.0 && largest < 1e6)
+        least = std::max(least, static_cast<int>(std::floor(std::log10(largest))) + 1);
+    QVector<QString> labels(values.size());
+    for (int digits = std::max(least, 0); digits <= 17; ++digits) {
+        bool good = true;
+        for (qsizetype i = 0; i < values.size() && good; ++i) {
+            labels[i] = locale.toString(values[i], format.toLatin1(), digits);
+            bool ok = false;
+            const double read = locale.toDouble(labels[i], &ok);
+            const double tolerance = relative ? std::abs(values[i]) * 1e-3 : step * 1e-3;
+            good = ok && (tolerance == 0.0 || std::abs(read - values[i]) <= tolerance);
+            for (qsizetype j = 0; j < i && good; ++j)
+                good = labels[j] != labels[i];
+        }
+        if (good)
+            break;
+    }
+    return labels;
+}
+
+/// A linear ticker whose labels tell its ticks apart, optionally as offsets from a round value.
+class DistinctTicker : public QCPAxisTicker {
+public:
+    double offset = 0.0;
+    QString labelSuffix; ///< what fitLinearTicks appended to the axis label for the offset
+
+protected:
+    QVector<QString> createLabelVector(
+        const QVector<double>& ticks, const QLocale& locale, QChar formatChar, int) override
+    {
+        QVector<double> shown = ticks;
+        for (double& v : shown)
+            v -= offset;
+        return distinctLabels(shown, locale, formatChar, 1);
+    }
+};
+
+/// Decades on a wide log range; on a narrow one (20 to 40 ms) 1-2-5 ticks, then 1…9, then plain linear ticks, so
+/// an axis never shows one label ("2·10¹") three times.
+class DistinctLogTicker : public QCPAxisTickerLog {
+protected:
+    QVector<double> createTickVector(double tickStep, const QCPRange& range) override
+    {
+        m_narrow = range.lower > 0.0 && range.upper / range.lower < kDecadeTicksFrom;
+        if (!m_narrow)
+            return QCPAxisTickerLog::createTickVector(tickStep, range);
+        static const std::vector<std::vector<double>> kMantissas
+            = {{1.0, 2.0, 5.0}, {1.0, 2.0, 3.0, 5.0, 7.0}, {1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0}};
+        for (const auto& mantissas : kMantissas) {
+            QVector<double> ticks;
+            for (int k = static_cast<int>(std::floor(std::log10(range.lower)));
+                 k <= static_cast<int>(std::ceil(std::log10(range.upper))); ++k)
+                for (double m : mantissas) {
+                    const double tick = m * std::pow(10.0, k);
+                    if (tick >= range.lower && tick <= range.upper)
+                        ticks.push_back(tick);
+                }
+            if (ticks.size() >= 3)
+                return ticks;
+        }
+        return QCPAxisTicker::createTickVector(QCPAxisTicker::getTickStep(range), range);
+    }
+    int getSubTickCount(double tickStep) override { return m_narrow ? 0 : QCPAxisTickerLog::getSubTickCount(tickStep); }
+    QVector<QString> createLabelVector(
+        const QVector<double>& ticks, const QLocale& locale, QChar formatChar, int precision) override
+    {
+        // Narrow ranges read as plain numbers (20, 30, 50); decades keep the axis' own format (10^k).
+        return m_narrow ? distinctLabels(ticks, locale, QLatin1Char('g'), 1, true)
+                        : distinctLabels(ticks, locale, formatChar, precision, true);
+    }
+
+private:
+    bool m_narrow = false;
+};
+
+/// "1 000 000", "0.001": an offset as the axis label shows it, digits grouped by thin spaces.
+QString offsetText(double offset, int decimals)
+{
+    QString digits = QString::number(std::abs(offset), 'f', std::max(decimals, 0));
+    const qsizetype point = digits.indexOf(QLatin1Char('.'));
+    for (qsizetype i = (point < 0 ? digits.size() : point) - 3; i > 0; i -= 3)
+        digits.insert(i, QChar(0x202f));
+    return digits;
+}
+} // namespace
 
 ChartView::ChartView(ResultsModel* model, QWidget* parent)
     : QWidget(parent)
@@ -58,7 +175,7 @@ void ChartView::flush()
     if (!m_dirty || !isVisible())
         return;
     m_dirty = false;
-    rebuild();
+    rebuildAndTidy();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
     ++m_replots;
     m_sinceReplot.restart();
@@ -68,10 +185,23 @@ void ChartView::rebuildNow()
 {
     m_throttle.stop();
     m_dirty = false;
-    rebuild();
+    rebuildAndTidy();
     m_plot->replot(QCustomPlot::rpImmediateRefresh);
     ++m_replots;
     m_sinceReplot.restart();
+}
+
+void ChartView::rebuildAndTidy()
+{
+    if (m_legendHiddenEmpty) {
+        m_plot->legend->setVisible(true);
+        m_legendHiddenEmpty = false;
+    }
+    rebuild();
+    if (m_plot->legend->visible() && m_plot->legend->itemCount() == 0) {
+        m_plot->legend->setVisible(false);
+        m_legendHiddenEmpty = true;
+    }
 }
 
 bool ChartView::svgAvailable()
@@ -195,15 +325,90 @@ void ChartView::rescaleWithMargin()
     m_plot->rescaleAxes(true);
     for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
         QCPRange r = axis->range();
-        if (axis->scaleType() == QCPAxis::stLogarithmic) {
+        // One value (a sweep of one size) leaves QCustomPlot's rescale at the axis' old width, decades of nothing
+        // around one point: the data's own extent is taken instead, and widened below.
+        const bool log = axis->scaleType() == QCPAxis::stLogarithmic;
+        bool any = false;
+        QCPRange extent;
+        for (QCPAbstractPlottable* plottable : axis->plottables()) {
+            if (!plottable->visible())
+                continue;
+            bool found = false;
+            const QCP::SignDomain domain = log ? QCP::sdPositive : QCP::sdBoth;
+            const QCPRange part = plottable->keyAxis() == axis ? plottable->getKeyRange(found, domain)
+                                                               : plottable->getValueRange(found, domain);
+            if (!found)
+                continue;
+            extent = any ? QCPRange(std::min(extent.lower, part.lower), std::max(extent.upper, part.upper)) : part;
+            any = true;
+        }
+        if (any && extent.lower == extent.upper)
+            r = log ? QCPRange(extent.lower / 1.5, extent.upper * 1.5) : extent;
+        if (log) {
             if (r.lower <= 0)
                 r.lower = std::max(r.upper * 1e-6, 1e-300);
             axis->setRange(r.lower / 1.4, r.upper * 1.4);
         } else {
             const double pad = r.size() > 0 ? r.size() * 0.06 : std::max(std::abs(r.center()) * 0.1, 1.0);
             axis->setRange(r.lower - pad, r.upper + pad);
+            fitLinearTicks(axis);
         }
     }
+}
+
+void ChartView::fitLinearTicks(QCPAxis* axis)
+{
+    if (axis->scaleType() != QCPAxis::stLinear)
+        return;
+    auto ticker = qSharedPointerDynamicCast<DistinctTicker>(axis->ticker());
+    if (!ticker) {
+        // Only the plain ticker is replaced: text, date and the charts' own tickers label themselves.
+        const QCPAxisTicker& current = *axis->ticker();
+        if (typeid(current) != typeid(QCPAxisTicker))
+            return;
+        ticker = QSharedPointer<DistinctTicker>::create();
+        ticker->setTickCount(axis->ticker()->tickCount());
+        axis->setTicker(ticker);
+    }
+    QString label = axis->label();
+    if (!ticker->labelSuffix.isEmpty() && label.endsWith(ticker->labelSuffix))
+        label.chop(ticker->labelSuffix.size());
+    ticker->offset = 0.0;
+    ticker->labelSuffix.clear();
+    const QCPRange r = axis->range();
+    const double span = r.size();
+    if (span > 0.0 && std::isfinite(span) && std::isfinite(r.lower)) {
+        // The roundest value in the range (most trailing zeros): 1 000 000 for 999 988..1 000 211.
+        for (int order = static_cast<int>(std::floor(std::log10(std::max(std::abs(r.lower), std::abs(r.upper)))));
+             order >= static_cast<int>(std::floor(std::log10(span))) - 1; --order) {
+            const double unit = std::pow(10.0, order);
+            const double offset = std::ceil(r.lower / unit) * unit;
+            if (offset > r.upper)
+                continue;
+            if (offset != 0.0 && std::abs(offset) / span >= kOffsetLabelsFrom) {
+                ticker->offset = offset;
+                ticker->labelSuffix
+                    = (offset > 0 ? QStringLiteral(" − ") : QStringLiteral(" + ")) + offsetText(offset, -order);
+            }
+            break;
+        }
+    }
+    axis->setLabel(label + ticker->labelSuffix);
+}
+
+QPen ChartView::variantPen(const QString& variant, bool overTolerance, double width) const
+{
+    return QPen(colorFor(variant), width, overTolerance ? Qt::DashLine : Qt::SolidLine);
+}
+
+QCPScatterStyle ChartView::overToleranceScatter(const QColor& color, double size)
+{
+    return QCPScatterStyle(QCPScatterStyle::ssCross, QPen(color, 2.5), Qt::NoBrush, size);
+}
+
+QString ChartView::overToleranceSuffix()
+{
+    return tr(" ✗ over tolerance");
 }
 
 QString ChartView::toolTipAt(const QPoint&) const
@@ -234,7 +439,7 @@ QString ChartView::bytesText(double bytes)
 void ChartView::setLogAxis(QCPAxis* axis, const QString& format)
 {
     axis->setScaleType(QCPAxis::stLogarithmic);
-    axis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+    axis->setTicker(QSharedPointer<DistinctLogTicker>::create());
     axis->setNumberFormat(format);
     axis->setNumberPrecision(0);
 }
@@ -265,16 +470,19 @@ QCPGraph* ChartView::addVariantGraph(const QString& variant, const QVector<doubl
     return graph;
 }
 
-void ChartView::addOverToleranceMarkers(const QVector<double>& keys, const QVector<double>& values)
+void ChartView::addOverToleranceMarkers(
+    QCPGraph* variantGraph, const QVector<double>& keys, const QVector<double>& values)
 {
-    if (keys.isEmpty())
+    if (keys.isEmpty() || !variantGraph)
         return;
-    QCPGraph* alarms = m_plot->addGraph();
-    alarms->setData(keys, values, false);
-    alarms->setLineStyle(QCPGraph::lsNone);
-    alarms->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, alarmColor(), alarmColor(), 10));
-    alarms->setPen(QPen(alarmColor()));
-    alarms->setName(tr("over tolerance"));
+    const QColor color = variantGraph->pen().color();
+    QCPGraph* marks = m_plot->addGraph();
+    marks->setData(keys, values, false);
+    marks->setLineStyle(QCPGraph::lsNone);
+    marks->setScatterStyle(overToleranceScatter(color));
+    marks->setPen(QPen(color));
+    // Its own legend entry beside the variant's: the colour says which variant, the cross says over tolerance.
+    marks->setName(variantGraph->name() + overToleranceSuffix());
 }
 
 void ChartView::showEvent(QShowEvent* event)

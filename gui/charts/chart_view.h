@@ -12,6 +12,7 @@
 class QCustomPlot;
 class QCPAxis;
 class QCPGraph;
+class QCPScatterStyle;
 
 namespace ks::gui {
 
@@ -71,15 +72,27 @@ protected:
     void showToolTip(QMouseEvent* event);
     /// Rescales both axes to the data with a small margin (log axes stay positive).
     void rescaleWithMargin();
-    /// Makes an axis logarithmic with decade ticks; `format` is QCustomPlot's number format ("eb": 10^k).
+    /// Makes an axis logarithmic with decade ticks; `format` is QCustomPlot's number format ("eb": 10^k). A range of
+    /// under two decades gets 1-2-5 ticks (or plain ones) labelled with as many digits as tell them apart.
     static void setLogAxis(QCPAxis* axis, const QString& format = QStringLiteral("eb"));
+    /// Gives a linear axis labels that tell its ticks apart: as many digits as they need, and on a range far from
+    /// zero for its width (x from 1 000 000 to 1 000 200) offsets from a round value, the axis label saying so
+    /// ("x − 1 000 000"). rescaleWithMargin applies it to both axes; call it again after setting a range by hand.
+    void fitLinearTicks(QCPAxis* axis);
+    /// A variant's pen: its own colour, dashed when its result is over tolerance.
+    QPen variantPen(const QString& variant, bool overTolerance, double width) const;
+    /// The mark of a point over tolerance, in the variant's colour: a cross ("✗") over a hollow circle.
+    static QCPScatterStyle overToleranceScatter(const QColor& color, double size = 11.0);
+    /// What a legend entry of a result over tolerance ends in.
+    static QString overToleranceSuffix();
     /// variant index → size → row of the latest finished run with timings there (what sweep-shaped charts plot);
     /// rows loaded from `exceptSource` (a pinned baseline file, drawn as an overlay instead) are left out.
     std::map<int, std::map<std::uint64_t, int>> latestTimedRunsBySize(const QString& exceptSource = {}) const;
     /// A line with markers in the variant's colour (markers only for a single point).
     QCPGraph* addVariantGraph(const QString& variant, const QVector<double>& keys, const QVector<double>& values);
-    /// Red markers over points whose results are over tolerance, drawn last so they cover the variant's own.
-    void addOverToleranceMarkers(const QVector<double>& keys, const QVector<double>& values);
+    /// Crosses in the variant's colour over its points whose results are over tolerance, drawn last so they cover
+    /// the variant's own dots, with a legend entry "variant ✗ over tolerance" (one per variant, no shared red one).
+    void addOverToleranceMarkers(QCPGraph* variantGraph, const QVector<double>& keys, const QVector<double>& values);
 
     void changeEvent(QEvent* event) override;
     void showEvent(QShowEvent* event) override;
@@ -87,6 +100,8 @@ protected:
 private:
     void applyTheme();
     void flush();
+    /// rebuild(), then the legend hidden while it has no entry (an empty box says nothing).
+    void rebuildAndTidy();
 
     ResultsModel* m_model;
     QCustomPlot* m_plot;
@@ -94,6 +109,7 @@ private:
     QElapsedTimer m_sinceReplot;
     bool m_dirty = false;
     int m_replots = 0;
+    bool m_legendHiddenEmpty = false; ///< the legend was hidden for want of entries, not by the chart
 };
 
 } // namespace ks::gui

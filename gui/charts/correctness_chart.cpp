@@ -154,13 +154,15 @@ void CorrectnessChart::rebuildDeltas()
         position += 1.0;
         ticker->addTick(position, variant);
 
-        const QColor color = over ? alarmColor() : colorFor(variant);
+        // The variant's colour whatever its Delta: over tolerance it is a cross ("✗"), not a dot.
+        const QColor color = colorFor(variant);
         QCPGraph* graph = p->addGraph();
         graph->addData(position, drawn);
         graph->setLineStyle(QCPGraph::lsNone);
-        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, color, color, kMarkerSize));
+        graph->setScatterStyle(over ? overToleranceScatter(color, kMarkerSize + 3)
+                                    : QCPScatterStyle(QCPScatterStyle::ssDisc, color, color, kMarkerSize));
         graph->setPen(QPen(color));
-        graph->setName(variant);
+        graph->setName(over ? variant + overToleranceSuffix() : variant);
 
         QString text;
         if (!finite)
@@ -170,7 +172,7 @@ void CorrectnessChart::rebuildDeltas()
         else
             text = QString::number(value, 'e', 2);
         if (over)
-            text += tr("\nover tolerance");
+            text += tr("\n✗ over tolerance");
         auto* label = new QCPItemText(p);
         label->position->setCoords(position, drawn);
         label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);

@@ -8,20 +8,17 @@
 #include <cmath>
 #include <map>
 #include <qcustomplot.h>
+#include <tuple>
+#include <vector>
 
 namespace ks::gui {
-
-namespace {
-/// Above this max/min ratio the speedup axis goes logarithmic (a GPU against a one-thread CPU reference is
-/// routinely 1000×, and 0.5× must look as far from 1× as 2×); below it a linear axis reads more easily.
-constexpr double kLogSpeedupRatio = 30.0;
-} // namespace
 
 SpeedupChart::SpeedupChart(ResultsModel* model, QWidget* parent)
     : ChartView(model, parent)
 {
     QCustomPlot* p = plot();
     setLogAxis(p->xAxis);
+    setLogAxis(p->yAxis, QStringLiteral("gb"));
     p->xAxis->setLabel(tr("size (elements)"));
     p->legend->setFont(font());
     // Speedups over a slow baseline fill the top of the chart, so the legend goes where they rarely are.
@@ -225,14 +222,14 @@ void SpeedupChart::rebuild()
     const int baseIndex = base.isEmpty() ? -1 : model()->variantIndex(base);
     const auto baseRows = rows.find(baseIndex);
 
-    QVector<double> alarmKeys, alarmValues;
+    std::vector<std::tuple<QCPGraph*, QVector<double>, QVector<double>>> alarms;
     double lowest = 1.0, highest = 1.0;
     if (baseRows != rows.end()) {
         for (const auto& [variantIndex, bySize] : rows) {
             if (variantIndex == baseIndex)
                 continue;
             QString variant;
-            QVector<double> keys, values;
+            QVector<double> keys, values, alarmKeys, alarmValues;
             for (const auto& [size, row] : bySize) {
                 const Summary& s = model()->summary(row);
                 variant = QString::fromStdString(s.variant);
@@ -250,21 +247,13 @@ void SpeedupChart::rebuild()
                 }
             }
             if (!keys.isEmpty())
-                addVariantGraph(variant, keys, values);
+                alarms.emplace_back(addVariantGraph(variant, keys, values), alarmKeys, alarmValues);
         }
     }
     addBaselineOverlay(base, rows);
-    addOverToleranceMarkers(alarmKeys, alarmValues);
+    for (const auto& [graph, keys, values] : alarms)
+        addOverToleranceMarkers(graph, keys, values);
     addDecisions(base, lowest, highest);
-
-    const bool logY = highest / lowest > kLogSpeedupRatio;
-    if (logY && p->yAxis->scaleType() != QCPAxis::stLogarithmic) {
-        setLogAxis(p->yAxis, QStringLiteral("gb"));
-    } else if (!logY && p->yAxis->scaleType() != QCPAxis::stLinear) {
-        p->yAxis->setScaleType(QCPAxis::stLinear);
-        p->yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
-        p->yAxis->setNumberFormat(QStringLiteral("gb"));
-    }
 
     auto* one = new QCPItemStraightLine(p);
     one->point1->setCoords(0.0, 1.0);
@@ -280,16 +269,17 @@ void SpeedupChart::rebuild()
     label->setFont(font());
 
     rescaleWithMargin();
-    // The 1× line is the point of the chart: keep it in view even when every variant is far faster.
-    QCPRange y = p->yAxis->range();
-    if (logY) {
-        y.lower = std::min(y.lower, lowest / 1.4);
-        y.upper = std::max(y.upper, highest * 1.4);
-    } else {
-        y.lower = std::min(y.lower, 0.0);
-        y.upper = std::max(y.upper, highest * 1.08);
-    }
-    p->yAxis->setRange(y);
+    p->yAxis->setRange(speedupRange(lowest, highest));
+}
+
+QCPRange SpeedupChart::speedupRange(double lowest, double highest)
+{
+    // A ratio's axis is logarithmic (2× faster and 2× slower sit as far from 1×), so it never reaches 0 or below;
+    // it spans the data and the 1× line with a margin of a tenth of that span in log terms, and at least
+    // kMinSpeedupSpan either side of 1×, so one point is not a whole chart of empty decades.
+    const double lo = std::min(lowest, 1.0), hi = std::max(highest, 1.0);
+    const double margin = std::pow(hi / lo, 0.1);
+    return QCPRange(std::min(lo / margin, 1.0 / kMinSpeedupSpan), std::max(hi * margin, kMinSpeedupSpan));
 }
 
 void SpeedupChart::addBaselineOverlay(const QString& base, const std::map<int, std::map<std::uint64_t, int>>& rows)

@@ -12,6 +12,8 @@
 class QCPItemText;
 class QMouseEvent;
 
+class QCPRange;
+
 namespace ks::gui {
 
 /// Speedup of every variant over a pinned baseline at each size (baseline median / variant median), a line per
@@ -47,6 +49,10 @@ public:
     /// The tooltip at a pixel of the plot: every verdict line over the verdicts' box, else empty.
     QString toolTipAt(const QPoint& pixel) const override;
     static constexpr int kVerdictLinesDrawn = 4;
+    /// The speedup axis reaches at least this far either side of 1× (1/1.25 to 1.25) however close the data.
+    static constexpr double kMinSpeedupSpan = 1.25;
+    /// The speedup axis' range (it is logarithmic) for speedups from `lowest` to `highest`: the data and 1×, never 0.
+    static QCPRange speedupRange(double lowest, double highest);
     /// Pins the file (a loadedSource) whose own speedups, from its medians, are overlaid where it matches a plotted
     /// run; its own rows leave the variants' lines. Empty unpins.
     void setBaselineSource(const QString& source);

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <map>
 #include <qcustomplot.h>
+#include <tuple>
+#include <vector>
 
 namespace ks::gui {
 
@@ -86,10 +88,11 @@ void SweepChart::rebuild()
 
     const auto rows = latestTimedRunsBySize(m_baselineSource);
 
-    QVector<double> alarmKeys, alarmValues;
+    // Each variant's crosses go on after every line, so no later line covers them.
+    std::vector<std::tuple<QCPGraph*, QVector<double>, QVector<double>>> alarms;
     for (const auto& [variantIndex, bySize] : rows) {
         QString variant;
-        QVector<double> keys, values;
+        QVector<double> keys, values, alarmKeys, alarmValues;
         for (const auto& [size, row] : bySize) {
             const Summary& s = model()->summary(row);
             variant = QString::fromStdString(s.variant);
@@ -100,11 +103,12 @@ void SweepChart::rebuild()
                 alarmValues.push_back(s.medianMs);
             }
         }
-        addVariantGraph(variant, keys, values);
+        alarms.emplace_back(addVariantGraph(variant, keys, values), alarmKeys, alarmValues);
     }
     addCacheResidentMarks(rows);
     addBaselineOverlay(rows);
-    addOverToleranceMarkers(alarmKeys, alarmValues);
+    for (const auto& [graph, keys, values] : alarms)
+        addOverToleranceMarkers(graph, keys, values);
     rescaleWithMargin();
 }
 

@@ -220,7 +220,8 @@ void ThroughputChart::rebuild()
         position += 1.0;
         const QString variant = QString::fromStdString(s.variant);
         const bool over = s.delta.computed && !s.delta.withinTolerance();
-        const QColor color = over ? alarmColor() : colorFor(variant);
+        // Over tolerance keeps the variant's colour: pale with a dashed outline and "✗" on its label.
+        const QColor color = colorFor(variant);
 
         Bar bar;
         bar.variant = variant;
@@ -236,16 +237,17 @@ void ThroughputChart::rebuild()
         bars->setWidth(kBarWidth);
         bars->addData(position, value);
         QColor fill = color;
-        fill.setAlpha(over ? 230 : 200);
+        fill.setAlpha(over ? 90 : 200);
+        const Qt::PenStyle outline = over ? Qt::DashLine : Qt::SolidLine;
         if (bar.aboveCeiling) {
-            // Hatched with a heavy dashed outline: a bar no ceiling bounds must not read as an ordinary one.
-            bars->setPen(QPen(color.darker(150), 2.5, Qt::DashLine));
+            // Hatched with a heavy outline: a bar no ceiling bounds must not read as an ordinary one.
+            bars->setPen(QPen(color.darker(150), 2.5, outline));
             bars->setBrush(QBrush(fill, Qt::BDiagPattern));
         } else {
-            bars->setPen(QPen(color.darker(115)));
+            bars->setPen(QPen(over ? color : color.darker(115), over ? 2.5 : 1.0, outline));
             bars->setBrush(fill);
         }
-        bars->setName(variant);
+        bars->setName(over ? variant + overToleranceSuffix() : variant);
         ticker->addTick(position, variant);
 
         const QString valueText = QStringLiteral("%1 %2").arg(QString::number(value, 'g', 4), unit);
@@ -265,7 +267,7 @@ void ThroughputChart::rebuild()
             if (bar.aboveCeiling)
                 text += QLatin1Char('\n') + tr("above ceiling: in cache?");
             if (over)
-                text += QLatin1Char('\n') + tr("over tolerance");
+                text += QLatin1Char('\n') + tr("✗ over tolerance");
             label->setText(text);
             label->setColor(over ? alarmColor() : textColor());
             label->setFont(font());

@@ -131,12 +131,12 @@ void TimelineChart::rebuild()
         upper->setChannelFillGraph(lower);
         upper->removeFromLegend();
 
-        // A finished run over its tolerance keeps its timings but its median turns the alarm colour: fast and
-        // wrong is the thing a reader must not miss.
+        // A finished run over its tolerance keeps its timings and its colour, but its median is dashed and named so
+        // in the legend: fast and wrong is the thing a reader must not miss.
         QCPGraph* median = p->addGraph();
         median->setData(keys, medians, true);
-        median->setPen(over ? QPen(alarmColor(), 2, Qt::DashLine) : QPen(color, 2));
-        median->setName(over ? tr("%1 median (over tolerance)").arg(variant) : tr("%1 median").arg(variant));
+        median->setPen(QPen(color, 2, over ? Qt::DashLine : Qt::SolidLine));
+        median->setName(over ? tr("%1 median").arg(variant) + overToleranceSuffix() : tr("%1 median").arg(variant));
         if (!over)
             median->removeFromLegend();
 

@@ -4,6 +4,7 @@
 #include "gui/results_model.h"
 #include "gui/theme.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -42,6 +43,7 @@ void LinregView::setDataset(const data::Dataset& dataset)
     m_sampleY.clear();
     m_pointCount = 0;
     m_xMin = m_xMax = 0.0;
+    m_yMin = m_yMax = 0.0;
     m_datasetHash.clear();
     if (dataset.holds<data::Series2D>()) {
         const data::Series2D& series = dataset.as<data::Series2D>();
@@ -63,6 +65,11 @@ void LinregView::setDataset(const data::Dataset& dataset)
                 m_sampleX.push_back(series.x[i]);
                 m_sampleY.push_back(series.y[i]);
             }
+        }
+        if (!m_sampleY.isEmpty()) {
+            const auto [lowY, highY] = std::minmax_element(m_sampleY.cbegin(), m_sampleY.cend());
+            m_yMin = *lowY;
+            m_yMax = *highY;
         }
         // The fitted lines span the whole data, not just the sample: one pass over x, once per dataset.
         double lo = std::numeric_limits<double>::infinity(), hi = -lo;
@@ -129,15 +136,22 @@ void LinregView::rebuild()
         QCPGraph* line = p->addGraph();
         line->setData(QVector<double> {m_xMin, m_xMax},
             QVector<double> {slope * m_xMin + intercept, slope * m_xMax + intercept}, true);
-        line->setPen(over ? QPen(alarmColor(), 2, Qt::DashLine) : QPen(colorFor(variant), 2));
+        line->setPen(variantPen(variant, over, 2));
         QString name = QStringLiteral("%1: %2").arg(variant, formatFit(slope, intercept));
         if (runsPerVariant[key.first] > 1 && !s.params.empty())
             name += QStringLiteral(" [%1]").arg(QString::fromStdString(s.params.toString()));
         if (over)
-            name += tr(" (over tolerance)");
+            name += overToleranceSuffix();
         line->setName(name);
     }
     rescaleWithMargin();
+    if (!m_sampleY.isEmpty()) {
+        const double spread = m_yMax - m_yMin;
+        const double reach = spread > 0.0 ? 0.5 * spread : std::max(0.1 * std::abs(m_yMax), 1.0);
+        const QCPRange y = p->yAxis->range();
+        p->yAxis->setRange(std::max(y.lower, m_yMin - reach), std::min(y.upper, m_yMax + reach));
+        fitLinearTicks(p->yAxis);
+    }
 }
 
 } // namespace ks::gui

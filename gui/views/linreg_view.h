@@ -32,6 +32,10 @@ private:
     std::uint64_t m_pointCount = 0;
     double m_xMin = 0.0;
     double m_xMax = 0.0;
+    /// The sampled points' y range: the axis keeps to it (and half its height either side), so a fit far off the
+    /// data (a float32 sum on offset data) cannot squash the points into one row of pixels.
+    double m_yMin = 0.0;
+    double m_yMax = 0.0;
     std::string m_datasetHash;
     QString m_xName = QStringLiteral("x");
     QString m_yName = QStringLiteral("y");

@@ -60,12 +60,8 @@ BlockMinima blockMinima(const std::vector<double>& values, std::size_t p, std::s
                 cell = std::isnan(cell) ? m : std::min(cell, m);
         }
     }
-    // A diagonal cell holding no pair at all (a block of one feature) is a feature with itself: lrv 0.
-    for (std::size_t c = 0; c < cells; ++c) {
-        const std::size_t first = c * k, last = std::min(first + k, p);
-        if (last - first < 2)
-            out.minima[c * cells + c] = 0.0;
-    }
+    // A diagonal cell holding no pair (a block of one feature: a feature with itself) stays NaN, drawn as "no
+    // value": its lrv of 0 says nothing, and painted at the proportional end it would drown the real hits.
     for (std::size_t a = 0; a < cells; ++a)
         for (std::size_t b = 0; b < a; ++b)
             out.minima[b * cells + a] = out.minima[a * cells + b];
@@ -284,8 +280,9 @@ void LrvView::showResult(int row, const Result& result)
         return named ? QString::fromStdString(result.names[i]) : tr("feature %1").arg(static_cast<qulonglong>(i));
     };
 
-    // Heat map: log₁₀ of the block minima. Zeros (the diagonal, exactly proportional pairs) and negatives (rounding
-    // in a cancelling variant) have no logarithm; they take the scale's proportional end.
+    // Heat map: log₁₀ of the block minima. Zeros (exactly proportional pairs) and negatives (rounding in a
+    // cancelling variant) have no logarithm; they take the scale's proportional end. The self-pair diagonal is NaN:
+    // the gradient's neutral "no value" grey, outside the scale.
     const BlockMinima blocks = blockMinima(result.values, p, kMaxCells);
     m_block = blocks.block;
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;

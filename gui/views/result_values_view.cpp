@@ -113,20 +113,21 @@ void ResultValuesView::rebuild()
         }
         const QString variant = QString::fromStdString(s.variant);
         const bool over = s.delta.computed && !s.delta.withinTolerance();
-        const QColor color = over ? alarmColor() : colorFor(variant);
+        const QColor color = colorFor(variant);
 
         QCPGraph* graph = p->addGraph();
         graph->setData(keys, values, true);
-        graph->setPen(QPen(color, 1.5, over ? Qt::DashLine : Qt::SolidLine));
+        graph->setPen(variantPen(variant, over, 1.5));
         // Categories are not a curve; histogram bins are steps; anything else is a sequence of values.
         graph->setLineStyle(named ? QCPGraph::lsNone : rowCounts ? QCPGraph::lsStepCenter : QCPGraph::lsLine);
         if (n <= kMarkerLimit)
-            graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, color, color, named ? 8 : 5));
+            graph->setScatterStyle(over ? overToleranceScatter(color, named ? 10 : 7)
+                                        : QCPScatterStyle(QCPScatterStyle::ssCircle, color, color, named ? 8 : 5));
         QString name = variant;
         if (n < total)
             name += tr(" (first %1 of %2)").arg(static_cast<qulonglong>(n)).arg(static_cast<qulonglong>(total));
         if (over)
-            name += tr(" (over tolerance)");
+            name += overToleranceSuffix();
         graph->setName(name);
         dodge += slot;
     }

@@ -338,7 +338,7 @@ void SdhView::rebuild()
         graph->setLineStyle(QCPGraph::lsStepLeft);
         const QColor color = colorFor(variant);
         if (check.overTolerance) {
-            graph->setPen(QPen(alarmColor(), 2, Qt::DashLine));
+            graph->setPen(variantPen(variant, true, 2));
         } else if (s.variant == kReference) {
             // The reference as filled bars under everything: the other variants' lines read against its area.
             graph->setPen(QPen(color, 1.5));
@@ -348,7 +348,7 @@ void SdhView::rebuild()
         } else {
             graph->setPen(QPen(color, 2));
         }
-        graph->setName(check.overTolerance ? tr("%1 (over tolerance)").arg(variant) : variant);
+        graph->setName(check.overTolerance ? variant + overToleranceSuffix() : variant);
         m_checks.push_back(std::move(check));
     }
     m_shownWidth = w;

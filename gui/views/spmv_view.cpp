@@ -143,6 +143,20 @@ QString SpmvView::binLabel(const Bin& bin)
     return bin.first == bin.last ? count(bin.first) : QStringLiteral("%1–%2").arg(count(bin.first), count(bin.last));
 }
 
+namespace {
+/// A text element that does not cap its layout row: QCPLayoutGrid gives a row the smallest maximum height of its
+/// elements, so a plain text element beside the axis rect held the bars to the summary's height, a third of the
+/// panel. This one takes the row's height and centres its text in it.
+class RowFillingText : public QCPTextElement {
+public:
+    using QCPTextElement::QCPTextElement;
+    QSize maximumOuterSizeHint() const override
+    {
+        return {QCPTextElement::maximumOuterSizeHint().width(), QWIDGETSIZE_MAX};
+    }
+};
+} // namespace
+
 SpmvView::SpmvView(ResultsModel* model, QWidget* parent)
     : WorkloadView(model, parent)
 {
@@ -156,7 +170,7 @@ SpmvView::SpmvView(ResultsModel* model, QWidget* parent)
     m_caption = new QCPTextElement(p, QString(), font());
     p->plotLayout()->addElement(0, 0, m_caption);
     // The summary sits in the plot's own layout so that exports (PNG, PDF, SVG) carry it beside the bars.
-    m_summaryText = new QCPTextElement(p, QString(), font());
+    m_summaryText = new RowFillingText(p, QString(), font());
     m_summaryText->setTextFlags(Qt::AlignLeft | Qt::AlignVCenter);
     m_summaryText->setMargins(QMargins(16, 6, 10, 6));
     m_summaryText->setSelectable(false);

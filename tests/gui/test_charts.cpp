@@ -203,7 +203,7 @@ TEST(TimelineChart, TheBandIsTheInterquartileRangeAndNeverGoesBelowZero)
     EXPECT_NE(graphNamed(chart.plot(), QStringLiteral("running median, interquartile band")), nullptr);
 }
 
-TEST(TimelineChart, FinishedRunOverToleranceGetsARedMedian)
+TEST(TimelineChart, FinishedRunOverToleranceGetsADashedMedianInItsOwnColour)
 {
     ResultsModel model;
     TimelineChart chart(&model);
@@ -211,9 +211,10 @@ TEST(TimelineChart, FinishedRunOverToleranceGetsARedMedian)
     makeOverTolerance(s);
     model.addSummary(s);
     chart.rebuildNow();
-    QCPGraph* median = graphNamed(chart.plot(), QStringLiteral("a median"));
+    QCPGraph* median = graphNamed(chart.plot(), QStringLiteral("a median ✗ over tolerance"));
     ASSERT_NE(median, nullptr);
-    EXPECT_TRUE(sameRgb(median->pen().color(), alarmColor()));
+    EXPECT_TRUE(sameRgb(median->pen().color(), seriesColor(model.variantIndex("a"), false)));
+    EXPECT_EQ(median->pen().style(), Qt::DashLine);
     EXPECT_EQ(chart.pointCount(), 4 * 6);
 }
 
@@ -340,10 +341,10 @@ TEST(SweepChart, OneLogLogLinePerVariantOverFinishedTimedRuns)
     ASSERT_EQ(a->data()->size(), 3);
     EXPECT_DOUBLE_EQ(a->data()->at(2)->key, 4096.0);
     EXPECT_DOUBLE_EQ(a->data()->at(2)->value, 4.0);
-    EXPECT_EQ(graphNamed(chart.plot(), QStringLiteral("over tolerance")), nullptr);
+    EXPECT_EQ(graphNamed(chart.plot(), QStringLiteral("a ✗ over tolerance")), nullptr);
 }
 
-TEST(SweepChart, PointsOverToleranceGetARedMarker)
+TEST(SweepChart, PointsOverToleranceGetACrossInTheVariantsColour)
 {
     ResultsModel model;
     SweepChart chart(&model);
@@ -352,11 +353,12 @@ TEST(SweepChart, PointsOverToleranceGetARedMarker)
     makeOverTolerance(bad);
     model.addSummary(bad);
     chart.rebuildNow();
-    QCPGraph* alarms = graphNamed(chart.plot(), QStringLiteral("over tolerance"));
+    QCPGraph* alarms = graphNamed(chart.plot(), QStringLiteral("a ✗ over tolerance"));
     ASSERT_NE(alarms, nullptr);
     ASSERT_EQ(alarms->data()->size(), 1);
     EXPECT_DOUBLE_EQ(alarms->data()->at(0)->key, 2048.0);
-    EXPECT_TRUE(sameRgb(alarms->scatterStyle().brush().color(), alarmColor()));
+    EXPECT_TRUE(sameRgb(alarms->scatterStyle().pen().color(), seriesColor(model.variantIndex("a"), false)));
+    EXPECT_EQ(alarms->scatterStyle().shape(), QCPScatterStyle::ssCross);
     EXPECT_EQ(chart.pointCount(), 2 + 1);
 }
 
@@ -576,8 +578,13 @@ TEST(ThroughputChart, BarsOfTheLatestSizeAgainstTheCeiling)
     const auto bars = barsOf(chart.plot());
     ASSERT_EQ(bars.size(), 3u);
     for (QCPBars* b : bars) {
-        const bool isBad = b->name() == QLatin1String("b");
-        EXPECT_EQ(sameRgb(b->brush().color(), alarmColor()), isBad) << b->name().toStdString();
+        // Over tolerance keeps the variant's colour, pale and outlined in dashes.
+        const bool isBad = b->name().startsWith(QLatin1String("b"));
+        const QString variant = b->name().section(QLatin1Char(' '), 0, 0);
+        EXPECT_TRUE(sameRgb(b->brush().color(), seriesColor(model.variantIndex(variant), false)))
+            << b->name().toStdString();
+        EXPECT_EQ(b->pen().style() == Qt::DashLine, isBad) << b->name().toStdString();
+        EXPECT_EQ(b->name().endsWith(QStringLiteral("✗ over tolerance")), isBad) << b->name().toStdString();
     }
     EXPECT_TRUE(chart.plot()->yAxis->label().contains(QStringLiteral("GB/s")));
 
@@ -722,7 +729,7 @@ TEST(ThroughputChart, AboveTheCeilingIsHatchedAndExplained)
     EXPECT_NEAR(above.pctOfCeiling, 127.0, 1e-9);
     EXPECT_FALSE(below.aboveCeiling);
     EXPECT_EQ(bars[0]->brush().style(), Qt::BDiagPattern);
-    EXPECT_EQ(bars[0]->pen().style(), Qt::DashLine);
+    EXPECT_GE(bars[0]->pen().widthF(), 2.5);
     EXPECT_EQ(bars[1]->brush().style(), Qt::SolidPattern);
     EXPECT_TRUE(texts(chart.plot()).contains(QStringLiteral("127.0% of GB/s ceiling\nabove ceiling: in cache?")))
         << texts(chart.plot()).join('|').toStdString();
@@ -816,10 +823,12 @@ TEST(CorrectnessChart, DeltasOnALogScaleAgainstTheTolerance)
     for (const char* name : {"c", "d"}) {
         QCPGraph* g = graphNamed(chart.plot(), QString::fromLatin1(name));
         ASSERT_NE(g, nullptr);
-        EXPECT_TRUE(sameRgb(g->scatterStyle().brush().color(), alarmColor())) << name;
+        EXPECT_TRUE(sameRgb(g->scatterStyle().pen().color(), seriesColor(model.variantIndex(name), false))) << name;
+        EXPECT_EQ(g->scatterStyle().shape(), QCPScatterStyle::ssCross) << name;
+        EXPECT_TRUE(g->name().endsWith(QStringLiteral("✗ over tolerance"))) << name;
         EXPECT_LE(g->data()->at(0)->value, chart.plot()->yAxis->range().upper) << name;
     }
-    EXPECT_FALSE(sameRgb(graphNamed(chart.plot(), QStringLiteral("b"))->scatterStyle().brush().color(), alarmColor()));
+    EXPECT_EQ(graphNamed(chart.plot(), QStringLiteral("b"))->scatterStyle().shape(), QCPScatterStyle::ssDisc);
 
     const auto lines = itemsOf<QCPItemStraightLine>(chart.plot());
     ASSERT_EQ(lines.size(), 1u);
@@ -963,10 +972,10 @@ TEST(SpeedupChart, DefaultBaselineIsTheReferenceAndWideRangesGoLog)
     chart.rebuildNow();
     EXPECT_EQ(chart.baseline(), QStringLiteral("reference"));
     EXPECT_TRUE(isLog(chart.plot()->yAxis));
-    QCPGraph* alarms = graphNamed(chart.plot(), QStringLiteral("over tolerance"));
+    QCPGraph* alarms = graphNamed(chart.plot(), QStringLiteral("wrong ✗ over tolerance"));
     ASSERT_NE(alarms, nullptr);
     EXPECT_DOUBLE_EQ(alarms->data()->at(0)->value, 20000.0);
-    EXPECT_TRUE(sameRgb(alarms->scatterStyle().brush().color(), alarmColor()));
+    EXPECT_TRUE(sameRgb(alarms->scatterStyle().pen().color(), seriesColor(model.variantIndex("wrong"), false)));
 }
 
 // ---------------------------------------------------------------------------------------------------- views
@@ -1019,7 +1028,7 @@ TEST(LinregView, ScatterAndTheFittedLineOfRunsOnThatData)
     EXPECT_EQ(view.title(), QStringLiteral("Regression fit"));
 }
 
-TEST(LinregView, FitsOverToleranceAreDashedRed)
+TEST(LinregView, FitsOverToleranceAreDashedInTheirOwnColour)
 {
     ResultsModel model;
     LinregView view(&model);
@@ -1031,9 +1040,10 @@ TEST(LinregView, FitsOverToleranceAreDashedRed)
     view.rebuildNow();
     ASSERT_EQ(view.plot()->graphCount(), 2);
     QCPGraph* line = view.plot()->graph(1);
-    EXPECT_TRUE(sameRgb(line->pen().color(), alarmColor()));
+    EXPECT_TRUE(sameRgb(line->pen().color(), seriesColor(model.variantIndex("a"), false)));
     EXPECT_EQ(line->pen().style(), Qt::DashLine);
     EXPECT_TRUE(line->name().startsWith(QStringLiteral("a: y = 1.5·x − 4")));
+    EXPECT_TRUE(line->name().endsWith(QStringLiteral("✗ over tolerance")));
 }
 
 TEST(LinregView, LargeDatasetsAreSampled)
@@ -1076,7 +1086,8 @@ TEST(ResultValuesView, LatestResultOfEachVariantAtTheLatestSize)
     EXPECT_DOUBLE_EQ(view.plot()->graph(0)->data()->at(31)->value, 93.0);
     EXPECT_EQ(view.plot()->graph(0)->lineStyle(), QCPGraph::lsStepCenter);
     EXPECT_EQ(view.plot()->xAxis->label(), QStringLiteral("bin"));
-    EXPECT_TRUE(sameRgb(view.plot()->graph(1)->pen().color(), alarmColor()));
+    EXPECT_TRUE(sameRgb(view.plot()->graph(1)->pen().color(), seriesColor(model.variantIndex("b"), false)));
+    EXPECT_EQ(view.plot()->graph(1)->pen().style(), Qt::DashLine);
     EXPECT_EQ(view.title(), QStringLiteral("Result"));
 }
 

@@ -117,8 +117,12 @@ TEST(LrvView, MirroredLogHeatMapAndTheMostProportionalPairsByName)
     EXPECT_DOUBLE_EQ(map->data()->cell(1, 3), std::log10(0.001));
     EXPECT_DOUBLE_EQ(map->data()->cell(3, 1), std::log10(0.001)); // the mirror image
     EXPECT_DOUBLE_EQ(map->data()->cell(0, 2), std::log10(1.0 + 2.0 / 5.0));
-    // The diagonal (lrv 0) takes the scale's proportional end, the smallest lrv's colour.
-    EXPECT_DOUBLE_EQ(map->data()->cell(2, 2), std::log10(0.001));
+    // The self-pair diagonal is "no value" (the gradient's neutral grey), not the proportional end of the scale.
+    for (int i = 0; i < 5; ++i)
+        EXPECT_TRUE(std::isnan(map->data()->cell(i, i))) << i;
+    EXPECT_EQ(map->gradient().nanHandling(), QCPColorGradient::nhNanColor);
+    const QColor proportional = map->gradient().color(map->dataRange().lower, map->dataRange());
+    EXPECT_NE(map->gradient().nanColor().rgb(), proportional.rgb());
     EXPECT_DOUBLE_EQ(map->dataRange().lower, std::log10(0.001));
     EXPECT_EQ(map->colorScale()->axis()->label(), QStringLiteral("log₁₀ lrv"));
     EXPECT_FALSE(plotText(view).contains(QStringLiteral("downsampled")));

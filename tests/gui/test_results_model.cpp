@@ -2,7 +2,10 @@
 #include "gui/results_model.h"
 
 #include <QAbstractItemModelTester>
+#include <QHeaderView>
 #include <QSignalSpy>
+#include <QTableView>
+#include <QTest>
 #include <gtest/gtest.h>
 
 namespace ks::gui {
@@ -208,6 +211,90 @@ TEST(ResultsModel, VariantOrderGivesStableColours)
     model.setVariantOrder({"a", "reference"});
     EXPECT_EQ(model.variantIndex("a"), 0);
     EXPECT_EQ(model.variantIndex("new_one"), 3);
+}
+
+/// The column whose header reads `title`; -1 when there is none.
+int columnTitled(const ResultsModel& model, const QString& title)
+{
+    for (int c = 0; c < model.columnCount(); ++c)
+        if (model.headerData(c, Qt::Horizontal).toString() == title)
+            return c;
+    return -1;
+}
+
+TEST(ResultsModel, ARerunWithOtherParametersSaysWhichInItsOwnColumn)
+{
+    ResultsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    Summary f64 = summaryOf("r-1", "shared_tree", Outcome::Passed, 1e-16, 1e-9);
+    f64.params = ParamSet::fromString("precision=f64");
+    Summary f32 = summaryOf("r-2", "shared_tree", Outcome::Passed, 1e-7, 1e-5);
+    f32.params = ParamSet::fromString("precision=f32");
+    Summary unknown = summaryOf("r-3", "shared_tree", Outcome::Passed, 1e-16, 1e-9);
+    unknown.workload = "from_a_newer_build";
+    unknown.params = ParamSet::fromString("tile=32;unroll=4");
+    model.addSummary(f64);
+    model.addSummary(f32);
+    model.addSummary(unknown);
+    const int column = columnTitled(model, QStringLiteral("Parameters"));
+    ASSERT_GE(column, 0);
+    EXPECT_EQ(model.index(0, column).data().toString(), QStringLiteral("defaults"));
+    EXPECT_EQ(model.index(1, column).data().toString(), QStringLiteral("precision=f32"));
+    EXPECT_EQ(model.index(2, column).data().toString(), QStringLiteral("tile=32, unroll=4"));
+    EXPECT_EQ(model.index(0, column).data(Qt::ToolTipRole).toString(), QStringLiteral("precision=f64 (default)"));
+    EXPECT_NE(model.index(0, column).data(), model.index(1, column).data());
+}
+
+TEST(ResultsModel, AComputeBoundRunShowsItsOwnRateNotAFakeZeroGbPerS)
+{
+    ResultsModel model;
+    Summary sdh = summaryOf("r-1", "tiled_f32", Outcome::Passed, 0.0, 0.0);
+    sdh.workload = "sdh";
+    sdh.bytes = 12.0 * 660; // 660 atoms' coordinates: kilobytes, moved in milliseconds
+    sdh.gbPerS = sdh.bytes / 2e-3 / 1e9;
+    sdh.itemsPerS = 660.0 * 659.0 / 2.0 / 2e-3;
+    sdh.itemName = "pairs";
+    sdh.peakKind = "fp32_fma";
+    Summary slowCopy = summaryOf("r-2", "reference", Outcome::Passed, 0.0, 0.0);
+    slowCopy.gbPerS = 0.0123;
+    slowCopy.peakKind = "read_bandwidth";
+    model.addSummary(sdh);
+    model.addSummary(slowCopy);
+    const QString gb = model.index(0, ResultsModel::GbPerSColumn).data().toString();
+    EXPECT_NE(gb, QStringLiteral("0.0"));
+    EXPECT_TRUE(gb.isEmpty()) << gb.toStdString();
+    EXPECT_TRUE(model.index(0, ResultsModel::GbPerSColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("pairs/s")));
+    EXPECT_EQ(model.index(0, ResultsModel::ItemRateColumn).data().toString(), QStringLiteral("109 Mpairs/s"));
+    EXPECT_EQ(model.index(1, ResultsModel::GbPerSColumn).data().toString(), QStringLiteral("0.0123"));
+}
+
+TEST(ResultsModel, TheTableShowsEveryHeaderAndValueWhole)
+{
+    ResultsModel model;
+    QTableView table;
+    table.setModel(&model);
+    table.resize(1400, 300);
+    fitResultsColumns(&table);
+    table.show();
+    Summary s = summaryOf("r-1", "shared_tree", Outcome::Passed, 1e-16, 1e-9);
+    s.itemsPerS = 123456789.0;
+    s.itemName = "points";
+    s.gbPerS = 987.6;
+    s.params = ParamSet::fromString("precision=f32");
+    model.addSummary(s);
+    QTest::qWait(400);
+    const QFontMetrics metrics(table.font());
+    const QFontMetrics headerMetrics(table.horizontalHeader()->font());
+    for (int c = 0; c < model.columnCount() - 1; ++c) { // the last one stretches
+        const QString header = model.headerData(c, Qt::Horizontal).toString();
+        const QString value = model.index(0, c).data().toString();
+        EXPECT_GE(table.columnWidth(c), headerMetrics.horizontalAdvance(header)) << header.toStdString();
+        EXPECT_GE(table.columnWidth(c), metrics.horizontalAdvance(value))
+            << header.toStdString() << ": " << value.toStdString();
+    }
 }
 
 } // namespace

@@ -215,9 +215,9 @@ TEST(SdhView, ATotalOtherThanAllPairsIsFlaggedInTheAlarmColour)
     model.addSummary(lost);
     view.rebuildNow();
 
-    QCPGraph* graph = graphNamed(view, QStringLiteral("baseline (over tolerance)"));
+    QCPGraph* graph = graphNamed(view, QStringLiteral("baseline ✗ over tolerance"));
     ASSERT_NE(graph, nullptr);
-    EXPECT_TRUE(sameRgb(graph->pen().color(), alarmColor()));
+    EXPECT_TRUE(sameRgb(graph->pen().color(), seriesColor(model.variantIndex("baseline"), false)));
     EXPECT_EQ(graph->pen().style(), Qt::DashLine);
     QCPTextElement* check = checkElement(view, QStringLiteral("baseline"));
     ASSERT_NE(check, nullptr);

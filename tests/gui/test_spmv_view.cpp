@@ -12,6 +12,7 @@
 #include <QLocale>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QThreadPool>
 #include <QTimer>
 #include <algorithm>
@@ -335,6 +336,24 @@ TEST(SpmvView, PowerLawMatrixGetsLogBinsAndALogCountAxis)
     EXPECT_GE(view.plot()->xAxis->range().upper, static_cast<double>(bins.size() - 1));
     EXPECT_TRUE(view.summaryText().contains(
         QStringLiteral("Rows longer than 64: %1").arg(QLocale().toString(static_cast<qulonglong>(block)))));
+}
+
+TEST(SpmvView, TheBarsUseTheirPanel)
+{
+    ResultsModel model;
+    SpmvView view(&model);
+    view.resize(1000, 700);
+    view.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+    view.setDataset(
+        generated({{"pattern", "powerlaw"}, {"rows", "20000"}, {"per_row", "8"}, {"exponent", "1.6"}, {"seed", "3"}}));
+    view.rebuildNow();
+    ASSERT_TRUE(view.profile().has_value());
+    view.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    // The axis rect (bars, ticks and labels) takes the panel's height but for the caption: the summary's lines
+    // beside it once held it to a third.
+    const double share = static_cast<double>(view.plot()->axisRect()->outerRect().height()) / view.plot()->height();
+    EXPECT_GE(share, 0.85) << view.plot()->axisRect()->outerRect().height() << " of " << view.plot()->height();
 }
 
 TEST(SpmvView, SwitchingDatasets)
