@@ -36,6 +36,7 @@
 #include <QLabel>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QSplitter>
 #include <QTabWidget>
@@ -110,6 +111,14 @@ bool isPdbFile(const QString& path)
     if (name.endsWith(QLatin1String(".gz")))
         name.chop(3);
     return name.endsWith(QLatin1String(".pdb")) || name.endsWith(QLatin1String(".ent"));
+}
+
+/// A reader's message says how to fix it in the CLI's words ("with --param zeros=replace"); in the app the same
+/// choice is a parameter in Run settings.
+QString guiWording(QString message)
+{
+    static const QRegularExpression param(QStringLiteral("--param (\\w+)=(\\S+?)([),;]|$)"));
+    return message.replace(param, QStringLiteral("\\1 = \\2 in Run settings → Parameters\\3"));
 }
 
 OutcomeCounts countOutcomes(const std::vector<Summary>& summaries)
@@ -193,11 +202,12 @@ MainWindow::MainWindow(QWidget* parent)
         const QString failed = m_loadedPath;
         m_loadedDataset = {};
         m_loadedPath.clear();
+        m_failedPath = failed;
         m_datasetPanel->markFailed(failed);
-        m_datasetPanel->showError(message);
+        m_datasetPanel->showError(guiWording(message));
         m_datasetPanel->showReaderHint(workloadsReading(failed));
         updateDataContext();
-        showStatus(message, true);
+        showStatus(guiWording(message), true);
         Q_EMIT datasetLoadFinished(false);
     });
 
@@ -259,6 +269,7 @@ void MainWindow::setWorkload(const QString& id)
     for (const auto& v : w->variants())
         order << QString::fromStdString(v.id);
     m_model->setVariantOrder(order);
+    m_model->setViewWorkload(id.toStdString());
     listUserKernels();
 
     for (WorkloadView* view : std::as_const(m_workloadViews)) {
@@ -483,6 +494,19 @@ bool MainWindow::addUserKernel(const QString& path, QString* error)
                         .arg(QString::fromStdString(w->id()), those.join(QStringLiteral(", "))));
     }
     const QString workload = QString::fromStdString(w->id());
+    // A kernel written for another workload's ABI says so, rather than failing on that ABI's names.
+    if (QFile file(path); file.open(QIODevice::ReadOnly)) {
+        const QString text = QString::fromUtf8(file.read(1 << 20));
+        const auto uses = [&text](const std::string& id) {
+            return text.contains(QString::fromStdString(findUserKernelAbi(id)->argsType));
+        };
+        if (!uses(w->id()))
+            for (const std::string& other : userKernelWorkloads())
+                if (uses(other))
+                    return fail(tr("%1 is written for %2 (it takes %3): switch the workload to %2 to add it")
+                                    .arg(QFileInfo(path).fileName(), QString::fromStdString(other),
+                                        QString::fromStdString(findUserKernelAbi(other)->argsType)));
+    }
     QString why;
     if (!m_kernelDock->openKernel(workload, path, &why))
         return fail(why);
@@ -517,7 +541,9 @@ bool MainWindow::newKernelFromTemplate(const QString& path, QString* error)
 void MainWindow::onKernelChanged(const QString& id)
 {
     if (!m_variantPanel->checkedVariants().contains(id)) {
-        showStatus(tr("%1 compiles; check it in Variants to run it").arg(id));
+        const QString reason = m_variantPanel->unavailableReason(id);
+        showStatus(reason.isEmpty() ? tr("%1 compiles; check it in Variants to run it").arg(id)
+                                    : tr("%1 compiles; it cannot run here: %2").arg(id, reason));
         return;
     }
     if (isRunning()) {
@@ -564,9 +590,11 @@ void MainWindow::onRunSettingsChanged()
 {
     // Only reader options (lrv's orientation, zero and NA handling; sdh's frame) change what a file loads as; the
     // variants' parameters (sdh's bucket width, a precision) apply to the data already loaded.
-    if (m_datasetPanel->source() == DatasetPanel::Source::File && !m_loadedPath.isEmpty() && !isRunning()
+    // A file that failed is read again too: changing a reader option is how a user answers "zeros in the data".
+    const QString path = !m_loadedPath.isEmpty() ? m_loadedPath : m_failedPath;
+    if (m_datasetPanel->source() == DatasetPanel::Source::File && !path.isEmpty() && !isRunning()
         && m_runSettings->readerOptions() != m_loadedReaderOptions)
-        onDatasetLoadRequested(m_loadedPath, m_datasetPanel->h5Path(), m_datasetPanel->allowNonFinite());
+        onDatasetLoadRequested(path, m_datasetPanel->h5Path(), m_datasetPanel->allowNonFinite());
 }
 
 void MainWindow::onDatasetLoadRequested(const QString& path, const QString& h5Path, bool allowNonFinite)
@@ -576,6 +604,7 @@ void MainWindow::onDatasetLoadRequested(const QString& path, const QString& h5Pa
         return;
     m_loadedDataset = {};
     m_loadedPath = path;
+    m_failedPath.clear();
     updateDataContext();
     m_datasetPanel->showLoading(QFileInfo(path).fileName());
     showStatus(tr("Loading %1…").arg(path));

@@ -190,6 +190,7 @@ private:
 
     data::Dataset m_loadedDataset;
     QString m_loadedPath;
+    QString m_failedPath; ///< the file whose last load failed (a reader option change reads it again)
     /// The reader options the loaded file was read with; a change to one of them reloads it.
     std::map<std::string, std::string> m_loadedReaderOptions;
     quint64 m_loadTicket = 0;

@@ -284,6 +284,9 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const
         return {};
     switch (index.column()) {
     case VariantColumn:
+        // A row of another workload than the charts show says whose it is (its variant ids may repeat here).
+        if (!m_viewWorkload.empty() && s.workload != m_viewWorkload && !s.workload.empty())
+            return QStringLiteral("%1 (%2)").arg(QString::fromStdString(s.variant), QString::fromStdString(s.workload));
         return QString::fromStdString(s.variant);
     case BackendColumn:
         return QString::fromStdString(s.backend);
@@ -467,6 +470,15 @@ void ResultsModel::addSamples(const QList<ks::Sample>& samples)
         Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
         Q_EMIT samplesAppended(row);
     }
+}
+
+void ResultsModel::setViewWorkload(const std::string& workload)
+{
+    if (workload == m_viewWorkload)
+        return;
+    m_viewWorkload = workload;
+    if (!m_rows.empty())
+        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
 }
 
 void ResultsModel::addSummary(const Summary& summary)

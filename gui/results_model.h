@@ -66,6 +66,14 @@ public:
     /// The run's Summary; for a running row, its statistics so far.
     const Summary& summary(int row) const;
     bool isRunning(int row) const { return m_rows[static_cast<std::size_t>(row)].running; }
+    /// The charts show the current workload's rows only (the table keeps every row, with its workload): a row of
+    /// another workload is never joined to this one's lines. Every row is in view while no workload is set.
+    bool inView(int row) const
+    {
+        return m_viewWorkload.empty() || m_rows[static_cast<std::size_t>(row)].summary.workload == m_viewWorkload;
+    }
+    /// Sets the workload the charts show (empty: all), and has them redrawn.
+    void setViewWorkload(const std::string& workload);
     /// -1 when no row has this run id.
     int rowForRun(const std::string& runId) const;
     /// Finished runs in order (what files and workspaces hold).
@@ -99,6 +107,7 @@ private:
     mutable std::vector<Row> m_rows;
     std::unordered_map<std::string, int> m_rowByRun;
     mutable QStringList m_variantOrder;
+    std::string m_viewWorkload;
     mutable std::map<std::string, std::map<std::string, std::string>> m_defaultParams; ///< by workload
 };
 

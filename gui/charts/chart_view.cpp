@@ -449,7 +449,8 @@ std::map<int, std::map<std::uint64_t, int>> ChartView::latestTimedRunsBySize(con
     std::map<int, std::map<std::uint64_t, int>> rows;
     for (int row = 0; row < m_model->rowCount(); ++row) {
         const Summary& s = m_model->summary(row);
-        if (m_model->isRunning(row) || s.repetitions <= 0 || !(s.medianMs > 0.0) || s.size == 0)
+        if (!m_model->inView(row) || m_model->isRunning(row) || s.repetitions <= 0 || !(s.medianMs > 0.0)
+            || s.size == 0)
             continue;
         if (!exceptSource.isEmpty() && loadedSource(s) == exceptSource)
             continue;

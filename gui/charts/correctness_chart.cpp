@@ -26,7 +26,7 @@ std::map<int, int> latestCheckedRuns(ResultsModel* model)
     std::map<int, int> rowByVariant;
     for (int row = 0; row < model->rowCount(); ++row) {
         const Summary& s = model->summary(row);
-        if (!model->isRunning(row) && s.delta.computed)
+        if (model->inView(row) && !model->isRunning(row) && s.delta.computed)
             rowByVariant[model->variantIndex(QString::fromStdString(s.variant))] = row;
     }
     return rowByVariant;

@@ -55,7 +55,7 @@ QString SpeedupChart::baseline() const
     int firstIndex = -1;
     for (int row = 0; row < model()->rowCount(); ++row) {
         const Summary& s = model()->summary(row);
-        if (model()->isRunning(row) || s.repetitions <= 0)
+        if (!model()->inView(row) || model()->isRunning(row) || s.repetitions <= 0)
             continue;
         const QString variant = QString::fromStdString(s.variant);
         if (variant == QLatin1String("reference"))
@@ -299,7 +299,7 @@ void SpeedupChart::addBaselineOverlay(const QString& base, const std::map<int, s
     std::vector<int> baseRows;
     for (int row = 0; row < model()->rowCount(); ++row) {
         const Summary& s = model()->summary(row);
-        if (!model()->isRunning(row) && s.medianMs > 0.0 && s.variant == base.toStdString()
+        if (model()->inView(row) && !model()->isRunning(row) && s.medianMs > 0.0 && s.variant == base.toStdString()
             && loadedSource(s) == m_baselineSource)
             baseRows.push_back(row);
     }

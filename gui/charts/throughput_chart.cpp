@@ -140,7 +140,7 @@ void ThroughputChart::rebuild()
 
     const auto timed = [&](int row) {
         const Summary& s = model()->summary(row);
-        return !model()->isRunning(row) && s.repetitions > 0 && s.medianMs > 0.0;
+        return model()->inView(row) && !model()->isRunning(row) && s.repetitions > 0 && s.medianMs > 0.0;
     };
     m_shownSize = m_size;
     if (m_shownSize == 0) {

@@ -97,7 +97,7 @@ void TimelineChart::rebuild()
     double clockHigh = -std::numeric_limits<double>::infinity();
     for (int row = 0; row < model()->rowCount(); ++row) {
         const Summary& s = model()->summary(row);
-        if (!s.samplesMs.empty())
+        if (model()->inView(row) && !s.samplesMs.empty())
             latestRowByVariant[model()->variantIndex(QString::fromStdString(s.variant))] = row;
     }
 

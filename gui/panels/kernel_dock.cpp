@@ -10,6 +10,7 @@
 #include <QFileSystemWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -89,8 +90,8 @@ public:
         chart->setObjectName(QStringLiteral("kernelHistoryChart"));
         save->setObjectName(QStringLiteral("kernelSave"));
         reload->setObjectName(QStringLiteral("kernelReload"));
-        save->setShortcut(QKeySequence::Save);
-        save->setToolTip(tr("Write this text to %1 (Ctrl+S); a save is compiled and the comparison re-run").arg(file));
+        save->setToolTip(
+            tr("Write this text to %1 (Ctrl+S in the editor); a save is compiled and the comparison re-run").arg(file));
         reload->setToolTip(tr("Take the file's text from disk, dropping edits made here"));
         close->setToolTip(tr("Stop watching this file and remove its variant"));
         options->setObjectName(QStringLiteral("kernelNvrtcOptions"));
@@ -202,7 +203,8 @@ public:
         messages->setVisible(messages->count() > 0);
         if (messages->count() > 0) // as tall as its lines, up to five
             messages->setFixedHeight(
-                std::min(messages->count(), 5) * messages->sizeHintForRow(0) + 2 * messages->frameWidth() + 4);
+                std::min(static_cast<int>(messages->count()), 5) * (messages->fontMetrics().lineSpacing() + 4)
+                + 2 * messages->frameWidth() + 4);
     }
 
     KernelSave* entryFor(int number)
@@ -336,6 +338,27 @@ KernelDock::KernelDock(QWidget* parent)
 
 KernelDock::~KernelDock() = default;
 
+bool KernelDock::eventFilter(QObject* watched, QEvent* event)
+{
+    const bool shortcut = event->type() == QEvent::ShortcutOverride;
+    if (shortcut || event->type() == QEvent::KeyPress) {
+        auto* key = static_cast<QKeyEvent*>(event);
+        if (key->matches(QKeySequence::Save)) {
+            for (KernelPage* p : std::as_const(m_pages))
+                if (p->editor == watched) {
+                    event->accept();
+                    if (!shortcut) {
+                        QString why;
+                        if (!saveKernel(p->id, &why))
+                            p->setStatus(why, true);
+                    }
+                    return true;
+                }
+        }
+    }
+    return QDockWidget::eventFilter(watched, event);
+}
+
 KernelPage* KernelDock::page(const QString& id) const
 {
     return m_pages.value(id, nullptr);
@@ -388,6 +411,8 @@ bool KernelDock::openKernel(
         }
     });
     connect(p->close, &QPushButton::clicked, this, [this, id] { closeKernel(id); });
+    // Ctrl+S in the editor saves the kernel; elsewhere it stays the window's (File → Save Workspace).
+    p->editor->installEventFilter(this);
     connect(p->options, &QLineEdit::editingFinished, this,
         [this, p] { setNvrtcOptions(p->id, QProcess::splitCommand(p->options->text())); });
     connect(p->settleTimer, &QTimer::timeout, this, [this, id] { settle(id); });

@@ -85,6 +85,9 @@ Q_SIGNALS:
     void compileFinished(const QString& id, bool ok);
     void kernelClosed(const QString& id);
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     KernelPage* page(const QString& id) const;
     /// A watched path changed (or the pane saved it): after kSettleMs, read it and act on the new text.
