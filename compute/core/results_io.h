@@ -14,6 +14,10 @@ namespace ks {
 const std::vector<std::string>& csvColumns();
 std::vector<std::string> csvRow(const Summary& summary);
 
+/// Every writer below writes through an AtomicFile (atomic_file.h): a temporary file beside `path` renamed over it
+/// when complete, so a failed or interrupted write leaves `path` as it was; `path` must be absent or a regular file (a
+/// symbolic link is followed to one), else the writer throws before writing anything.
+
 /// Writes a header and one row per summary. Throws std::runtime_error naming the file when it cannot be written.
 void writeCsv(const std::string& path, const std::vector<Summary>& summaries);
 /// Reads what writeCsv (or a CsvAppender) wrote, finding each field by its column name: columns appended later are
@@ -55,5 +59,7 @@ std::vector<Summary> readJson(const std::string& path);
 /// extensions or write failures. A result with named arrays (a trained network's weights) saves those instead: one
 /// dataset per array in HDF5, `array,index,value` rows in CSV.
 void writeResultFile(const std::string& path, const Result& result);
+/// Why writeResultFile cannot write `path`'s format (its extension), or empty when it can: checked before a run.
+std::string resultFileFormatProblem(const std::string& path);
 
 } // namespace ks
