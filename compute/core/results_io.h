@@ -26,7 +26,8 @@ void writeCsv(const std::string& path, const std::vector<Summary>& summaries);
 std::vector<Summary> readCsv(const std::string& path);
 
 /// Appends rows to a CSV file as they arrive, writing the header once; flushed after every row so a crash loses
-/// nothing already measured (the workspace autosave and the CLI's --csv use it).
+/// nothing already measured (the workspace autosave uses it; the CLI's --csv appends to an AtomicFile instead, so
+/// that an older file at its path is replaced only at the end).
 class CsvAppender {
 public:
     explicit CsvAppender(const std::string& path);
