@@ -185,9 +185,11 @@ private:
 /// failed one.
 class CsvObserver final : public RunObserver {
 public:
-    CsvObserver(const std::string& path, bool followLinks, std::ostream& err)
+    /// `withJson`: a --json file is written too, and keeps the rows a failed CSV loses.
+    CsvObserver(const std::string& path, bool followLinks, bool withJson, std::ostream& err)
         : m_file(path, followLinks)
         , m_err(err)
+        , m_withJson(withJson)
     {
         write(data::csvLine(csvColumns()));
     }
@@ -232,13 +234,14 @@ private:
         m_failed = true;
         m_file.discard();
         m_err << "error: --csv " << m_file.path() << ": write failed (" << reason << ") after "
-              << data::plural(m_rows, "row") << "; the sweep goes on, " << m_file.target()
-              << " is left as it was (--json keeps every row)\n"
+              << data::plural(m_rows, "row") << "; the sweep goes on, " << m_file.target() << " is left as it was"
+              << (m_withJson ? " (--json keeps every row)" : "") << '\n'
               << std::flush;
     }
 
     AtomicFile m_file;
     std::ostream& m_err;
+    bool m_withJson;
     std::size_t m_rows = 0;
     bool m_failed = false;
 };
@@ -694,7 +697,7 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
     std::unique_ptr<CsvObserver> csv;
     if (!a.csv.empty()) {
         try {
-            csv = std::make_unique<CsvObserver>(a.csv, a.force, err);
+            csv = std::make_unique<CsvObserver>(a.csv, a.force, !a.json.empty(), err);
         } catch (const std::exception& e) {
             err << "error: --csv " << e.what() << '\n';
             return kExitBadInput;

@@ -338,6 +338,12 @@ TEST_F(CliOutputs, FullDiskIsSaidOnceAndTheSweepAndJsonGoOn)
         EXPECT_EQ(s.outcome, Outcome::Passed) << s.variant << " " << s.size << ": " << s.message;
     EXPECT_EQ(contentOf(csv), "old\n");
     EXPECT_EQ(filesStartingWith(".", small), std::vector<std::string>()) << "the partial CSV is removed";
+
+    // Without --json nothing else keeps the rows, and the line does not say something does.
+    EXPECT_EQ(sweep({"--csv", csv}), kExitOutputFailed);
+    EXPECT_EQ(countOf(m_err.str(), "\n"), 1u) << m_err.str();
+    EXPECT_NE(m_err.str().find(csv + " is left as it was\n"), std::string::npos) << m_err.str();
+    EXPECT_EQ(contentOf(csv), "old\n");
 }
 
 TEST_F(CliOutputs, CompileOutputIsCheckedBeforeCompiling)
