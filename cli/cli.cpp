@@ -2,6 +2,7 @@
 
 #include "cli/worker.h"
 
+#include "compute/core/atomic_file.h"
 #include "compute/core/clock_sampler.h"
 #include "compute/core/compare.h"
 #include "compute/core/decide.h"
@@ -18,12 +19,12 @@
 #include "compute/device/nvrtc_compiler.h"
 #include "compute/device/nvrtc_loader.h"
 #include "data/dataset_error.h"
+#include "data/delimited_text.h"
 #include "data/host_memory.h"
 #include "data/reader_messages.h"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -178,17 +179,78 @@ private:
     static constexpr std::size_t kMaxClockReasons = 4;
 };
 
-/// Appends every Summary to the --csv file as it arrives.
+/// Appends every Summary as a row to the --csv file's temporary copy (`.NAME.kernelscope-XXXXXX` beside it) as it
+/// arrives, written out per row so `tail -f` shows it; finish() renames it over the file. A failed write is said once,
+/// on a line of its own, and ends the CSV, never the sweep: throwing here would turn the run just measured into a
+/// failed one.
 class CsvObserver final : public RunObserver {
 public:
-    explicit CsvObserver(const std::string& path)
-        : m_appender(path)
+    /// `withJson`: a --json file is written too, and keeps the rows a failed CSV loses.
+    CsvObserver(const std::string& path, bool followLinks, bool withJson, std::ostream& err)
+        : m_file(path, followLinks)
+        , m_err(err)
+        , m_withJson(withJson)
     {
+        write(data::csvLine(csvColumns()));
     }
-    void onSummary(const Summary& s) override { m_appender.append(s); }
+    void onSummary(const Summary& s) override
+    {
+        if (m_failed)
+            return;
+        try {
+            write(data::csvLine(csvRow(s)));
+            ++m_rows;
+        } catch (const std::exception& e) {
+            fail(e.what());
+        }
+    }
+    /// Puts the file in place with every row written; false (having said why) when it could not be, leaving the old
+    /// file as it was.
+    bool finish()
+    {
+        if (m_failed)
+            return false;
+        try {
+            m_file.commit();
+            return true;
+        } catch (const std::exception& e) {
+            m_failed = true;
+            m_err << "error: --csv " << e.what() << '\n' << std::flush;
+            return false;
+        }
+    }
+    /// Removes the temporary file (nothing was measured); the old file stays.
+    void discard() { m_file.discard(); }
 
 private:
-    CsvAppender m_appender;
+    void write(const std::string& line)
+    {
+        m_file.stream() << line << '\n';
+        if (!m_file.flush())
+            fail(m_file.error());
+    }
+    void fail(const std::string& reason)
+    {
+        m_failed = true;
+        m_file.discard();
+        m_err << "error: --csv " << m_file.path() << ": write failed (" << reason << ") after "
+              << data::plural(m_rows, "row") << "; the sweep goes on, " << m_file.target() << " is left as it was"
+              << (m_withJson ? " (--json keeps every row)" : "") << '\n'
+              << std::flush;
+    }
+
+    AtomicFile m_file;
+    std::ostream& m_err;
+    bool m_withJson;
+    std::size_t m_rows = 0;
+    bool m_failed = false;
+};
+
+/// Keeps every Summary as it arrives, so a sweep that ends in an exception still writes what it measured.
+class SummaryCollector final : public RunObserver {
+public:
+    void onSummary(const Summary& s) override { m_summaries.push_back(s); }
+    std::vector<Summary> m_summaries;
 };
 
 void printAxes(std::ostream& out, const char* title, const std::vector<Axis>& axes)
@@ -368,23 +430,26 @@ std::map<std::string, std::string> runAssignments(const std::string& text, const
     return out;
 }
 
-/// Throws ParameterError, naming the parameter and the system's reason, when `path` cannot be written; leaves an
-/// existing file as it was and creates none.
-void requireWritable(const std::string& parameter, const std::string& path)
+/// Throws ParameterError naming the option and what stands at `path` when an output cannot be written there
+/// (outputProblem: a device, FIFO, socket or folder; a symbolic link without --force; a missing or read-only folder).
+/// Opens, creates and removes nothing, so a refused target is left exactly as it was.
+void requireOutput(const std::string& option, const std::string& path, bool force)
+{
+    std::string problem = outputProblem(path, force);
+    if (problem.empty())
+        return;
+    if (!force && problem.rfind("a symbolic link", 0) == 0 && outputProblem(path, true).empty())
+        problem += ": refused without --force (which writes to the file it leads to)";
+    throw ParameterError(option + (option.back() == '=' ? "" : " ") + path + ": " + problem);
+}
+
+/// Whether two paths are the same file: an existing one by its inode (hard links too), else by its spelled-out path.
+bool sameFile(const std::string& a, const std::string& b)
 {
     std::error_code ec;
-    const bool existed = std::filesystem::exists(path, ec);
-    if (existed && std::filesystem::is_directory(path, ec))
-        throw ParameterError("--param " + parameter + "=" + path + ": a folder, not a file");
-    errno = 0;
-    {
-        std::ofstream probe(path, std::ios::app);
-        if (!probe)
-            throw ParameterError("--param " + parameter + "=" + path + ": cannot write there ("
-                + (errno != 0 ? std::strerror(errno) : "the file cannot be opened") + ")");
-    }
-    if (!existed)
-        std::filesystem::remove(path, ec);
+    if (std::filesystem::exists(a, ec) && std::filesystem::exists(b, ec))
+        return std::filesystem::equivalent(a, b, ec);
+    return std::filesystem::weakly_canonical(a, ec) == std::filesystem::weakly_canonical(b, ec) && !ec;
 }
 
 struct RunArgs {
@@ -399,6 +464,7 @@ struct RunArgs {
     std::string csv;
     std::string json;
     std::string output;
+    bool force = false; ///< --force: an output that is a symbolic link writes to the file it leads to
     RunOptions options;
     double noiseTargetPct = 0.5; ///< the stopping target, in % (RunOptions::noiseTarget is a fraction)
     bool noFlush = false;
@@ -416,6 +482,31 @@ struct RunArgs {
 
 double parsePercent(const std::string& option, const std::string& text);
 std::string userKernelWorkloadList();
+
+/// Every output of a run checked before anything is read or run (requireOutput), its format too for --output; two
+/// outputs writing one file, or an output replacing an input, are refused.
+void requireOutputs(const RunArgs& a)
+{
+    const std::pair<std::string, std::string> outputs[]
+        = {{"--csv", a.csv}, {"--json", a.json}, {"--output", a.output}};
+    std::vector<std::pair<std::string, std::string>> checked;
+    for (const auto& [option, path] : outputs) {
+        if (path.empty())
+            continue;
+        requireOutput(option, path, a.force);
+        const std::string target = outputTarget(path, a.force);
+        for (const auto& [other, otherTarget] : checked)
+            if (sameFile(target, otherTarget))
+                throw ParameterError(other + " and " + option + " both name " + path + ": give each its own file");
+        for (const std::string& input : {a.input, a.vector})
+            if (!input.empty() && sameFile(target, input))
+                throw ParameterError(option + " " + path + " is an input of this run: write the results elsewhere");
+        checked.emplace_back(option, target);
+    }
+    if (!a.output.empty())
+        if (const std::string problem = resultFileFormatProblem(a.output); !problem.empty())
+            throw ParameterError("--output " + a.output + ": " + problem);
+}
 
 /// The decision options from the command line; throws ParameterError naming a bad value.
 DecideOptions decideOptions(const RunArgs& a)
@@ -504,6 +595,7 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
     const bool deciding = !a.decide.empty();
     DecideOptions decision;
     try {
+        requireOutputs(a);
         if (deciding) {
             if (a.variants != "all")
                 throw ParameterError("--decide names the variants to run: leave out --variant");
@@ -584,7 +676,7 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
                 throw ParameterError("--param features=" + featuresPath
                     + " writes one run's features, but this run has " + data::plural(plan.variants.size(), "variant")
                     + " and " + data::plural(plan.sizes.size(), "size") + ": choose a single --variant and size");
-            requireWritable("features", featuresPath);
+            requireOutput("--param features=", featuresPath, a.force);
         }
     } catch (const data::DatasetError& e) {
         err << "error: " << e.what() << '\n';
@@ -600,13 +692,14 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
     ObserverFanout fanout;
     TableObserver table(out, err, a.quiet);
     fanout.add(&table);
+    SummaryCollector collected;
+    fanout.add(&collected);
     std::unique_ptr<CsvObserver> csv;
     if (!a.csv.empty()) {
         try {
-            std::filesystem::remove(a.csv);
-            csv = std::make_unique<CsvObserver>(a.csv);
+            csv = std::make_unique<CsvObserver>(a.csv, a.force, !a.json.empty(), err);
         } catch (const std::exception& e) {
-            err << "error: " << e.what() << '\n';
+            err << "error: --csv " << e.what() << '\n';
             return kExitBadInput;
         }
         fanout.add(csv.get());
@@ -617,6 +710,7 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
         runner.setCeilingsProvider({});
     std::vector<Summary> summaries;
     std::vector<Decision> decisions;
+    int code = kExitOk;
     try {
         if (deciding) {
             DecideOutcome outcome = decideSweep(plan, decision, runner, fanout, stop);
@@ -628,41 +722,52 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
             summaries = runSweep(plan, runner, fanout, stop);
         }
     } catch (const ParameterError& e) {
+        if (collected.m_summaries.empty()) {
+            // Refused before anything was measured: every output keeps its old content.
+            if (csv)
+                csv->discard();
+            err << "error: " << e.what() << '\n';
+            return kExitBadInput;
+        }
         err << "error: " << e.what() << '\n';
-        return kExitBadInput;
+        summaries = collected.m_summaries;
+        code = kExitBadInput;
     } catch (const std::exception& e) {
-        // Rows already written to --csv stay there.
-        table.printLegend();
+        // What was measured before the sweep failed is still written, to every output.
         err << "error: " << e.what() << '\n';
-        return kExitRunProblems;
+        summaries = collected.m_summaries;
+        code = kExitRunProblems;
     }
     table.printLegend();
     for (const auto& d : decisions)
         out << (plan.sizes.size() > 1 ? "size " + std::to_string(d.size) + ": " : std::string()) << d.text() << '\n';
 
-    int code = kExitOk;
+    // Each output on its own: one that cannot be written is said once and leaves its file as it was; the others are
+    // still written.
+    bool outputFailed = csv && !csv->finish();
     if (!a.json.empty()) {
         try {
+            const std::string target = outputTarget(a.json, a.force);
             if (deciding)
-                writeJson(a.json, summaries, decisions);
+                writeJson(target, summaries, decisions);
             else
-                writeJson(a.json, summaries);
+                writeJson(target, summaries);
         } catch (const std::exception& e) {
-            err << "error: " << e.what() << '\n';
-            code = kExitRunProblems;
+            err << "error: --json " << e.what() << '\n';
+            outputFailed = true;
         }
     }
     if (!a.output.empty()) {
         if (summaries.empty() || !summaries.front().result) {
             err << "error: no result to save to " << a.output << ": "
                 << (summaries.empty() ? "nothing ran" : summaries.front().message) << '\n';
-            code = kExitRunProblems;
+            code = code == kExitOk ? kExitRunProblems : code;
         } else {
             try {
-                writeResultFile(a.output, *summaries.front().result);
+                writeResultFile(outputTarget(a.output, a.force), *summaries.front().result);
             } catch (const std::exception& e) {
-                err << "error: " << e.what() << '\n';
-                code = kExitRunProblems;
+                err << "error: --output " << e.what() << '\n';
+                outputFailed = true;
             }
         }
     }
@@ -671,14 +776,17 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
         for (const auto& s : summaries)
             if (s.outcome == Outcome::Failed)
                 err << "error: " << s.message << '\n';
+    bool cancelled = stop.stop_requested();
     for (const auto& s : summaries) {
         if (s.outcome == Outcome::Incorrect || s.outcome == Outcome::Failed)
             code = code == kExitOk ? kExitRunProblems : code;
-        if (s.outcome == Outcome::Cancelled)
-            return kExitCancelled;
+        cancelled = cancelled || s.outcome == Outcome::Cancelled;
     }
-    if (stop.stop_requested())
+    // Interrupted says most; then a lost output, which the runs' own outcomes cannot show.
+    if (cancelled)
         return kExitCancelled;
+    if (outputFailed)
+        return kExitOutputFailed;
     if (code == kExitOk && std::any_of(decisions.begin(), decisions.end(), [](const Decision& d) {
             return d.verdict == DecisionVerdict::Undecided;
         }))
@@ -795,6 +903,7 @@ struct CompileArgs {
     std::string arch;
     std::string cacheDir;
     std::string output;
+    bool force = false; ///< --force: an --output that is a symbolic link writes to the file it leads to
 };
 
 /// The first CUDA device's architecture, else sm_90 (Hopper: what the device preset builds for).
@@ -811,6 +920,16 @@ int compileCommand(const CompileArgs& a, std::ostream& out, std::ostream& err)
     const UserKernelAbi* abi = requireUserKernelAbi(a.workload, err);
     if (!abi)
         return kExitBadInput;
+    try {
+        if (!a.output.empty()) {
+            requireOutput("--output", a.output, a.force);
+            if (sameFile(outputTarget(a.output, a.force), a.kernel))
+                throw ParameterError("--output " + a.output + " is the kernel's own file: write the PTX elsewhere");
+        }
+    } catch (const ParameterError& e) {
+        err << "error: " << e.what() << '\n';
+        return kExitBadInput;
+    }
     std::ifstream in(a.kernel, std::ios::binary);
     if (!in || std::filesystem::is_directory(a.kernel)) {
         err << "error: " << a.kernel << ": " << (std::filesystem::exists(a.kernel) ? "cannot be read" : "no such file")
@@ -863,10 +982,12 @@ int compileCommand(const CompileArgs& a, std::ostream& out, std::ostream& err)
         return kExitBadInput;
 
     if (!a.output.empty()) {
-        std::ofstream ptx(a.output, std::ios::binary | std::ios::trunc);
-        ptx << compiled.code;
-        if (!ptx) {
-            err << "error: " << a.output << ": cannot be written\n";
+        try {
+            AtomicFile ptx(outputTarget(a.output, a.force));
+            ptx.stream() << compiled.code;
+            ptx.commit();
+        } catch (const std::exception& e) {
+            err << "error: --output " << e.what() << '\n';
             return kExitBadInput;
         }
     }
@@ -992,9 +1113,14 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     input->excludes(generate);
     run->add_option("--sizes,-s", r.sizes, "Sizes to sweep: N,N,... (2^K, 1e6 and A..B doubling accepted)");
     run->add_option("--param,-p", r.params, "Run parameter key=value (repeatable)");
-    run->add_option("--csv", r.csv, "Write one CSV row per run (appended as runs finish)");
+    run->add_option("--csv", r.csv,
+        "Write one CSV row per run: appended as runs finish to .NAME.kernelscope-XXXXXX beside it (tail -f that), "
+        "renamed to NAME at the end");
     run->add_option("--json", r.json, "Write every summary with its samples as JSON");
     run->add_option("--output,-o", r.output, "Save the single variant's result (.csv or .h5)");
+    run->add_flag("--force", r.force,
+        "An output that is a symbolic link writes to the file it leads to (without it, refused); a device, FIFO or "
+        "folder is always refused");
     run->add_option("--warmup", r.options.warmup, "Warm-up repetitions")->capture_default_str();
     auto* minReps = run->add_option("--min-reps", r.options.minRepetitions,
         "Minimum timed repetitions (with --decide: rounds before the first look, default 10)");
@@ -1055,6 +1181,7 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     compile->add_option("--arch", k.arch, "Target architecture, sm_XY (default: the first GPU's, else sm_90)");
     compile->add_option("--cache-dir", k.cacheDir, "Compiled-kernel cache (default ~/.cache/kernelscope/kernels)");
     compile->add_option("--output,-o", k.output, "Write the PTX to this file");
+    compile->add_flag("--force", k.force, "An --output that is a symbolic link writes to the file it leads to");
 
     std::vector<std::string> reversed(args.rbegin(), args.rend());
     try {

@@ -18,6 +18,7 @@ enum ExitCode : int {
     kExitBadInput = 2, ///< bad arguments or an unreadable input: one line on stderr says why
     kExitSlower = 3, ///< compare: a row got slower beyond --threshold
     kExitUndecided = 4, ///< run --decide: a pair reached no verdict before the limit (the line says why)
+    kExitOutputFailed = 5, ///< run: an output file could not be written (a line says which; it keeps its old content)
     kExitCancelled = 130, ///< interrupted; what was measured is still written
 };
 

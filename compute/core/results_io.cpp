@@ -1,5 +1,6 @@
 #include "compute/core/results_io.h"
 
+#include "compute/core/atomic_file.h"
 #include "compute/core/errors.h"
 #include "compute/core/version.h"
 #include "data/dataset_error.h"
@@ -268,15 +269,12 @@ std::vector<std::string> csvRow(const Summary& s)
 
 void writeCsv(const std::string& path, const std::vector<Summary>& summaries)
 {
-    std::ofstream out(path, std::ios::trunc);
-    if (!out)
-        throw std::runtime_error(path + ": cannot open for writing");
+    AtomicFile file(path);
+    std::ostream& out = file.stream();
     out << data::csvLine(csvColumns()) << '\n';
     for (const auto& s : summaries)
         out << data::csvLine(csvRow(s)) << '\n';
-    out.flush();
-    if (!out)
-        throw std::runtime_error(path + ": write failed (disk full?)");
+    file.commit();
 }
 
 namespace {
@@ -732,12 +730,9 @@ nlohmann::ordered_json resultsDocument(const std::vector<Summary>& summaries)
 
 void writeJsonDocument(const std::string& path, const nlohmann::ordered_json& document)
 {
-    std::ofstream out(path, std::ios::trunc);
-    if (!out)
-        throw std::runtime_error(path + ": cannot open for writing");
-    out << document.dump(1) << '\n';
-    if (!out)
-        throw std::runtime_error(path + ": write failed (disk full?)");
+    AtomicFile file(path);
+    file.stream() << document.dump(1) << '\n';
+    file.commit();
 }
 
 nlohmann::ordered_json readJsonDocument(const std::string& path)
@@ -781,9 +776,8 @@ namespace {
 void writeArrays(const std::string& path, const std::string& ext, const Result& result)
 {
     if (ext == ".csv") {
-        std::ofstream out(path, std::ios::trunc);
-        if (!out)
-            throw std::runtime_error(path + ": cannot open for writing");
+        AtomicFile file(path);
+        std::ostream& out = file.stream();
         out << "array,index,value\n";
         char buffer[40];
         for (const auto& a : result.arrays)
@@ -791,16 +785,19 @@ void writeArrays(const std::string& path, const std::string& ext, const Result& 
                 std::snprintf(buffer, sizeof buffer, ",%zu,%.9g\n", i, static_cast<double>(a.values[i]));
                 out << data::csvField(a.name) << buffer;
             }
-        if (!out)
-            throw std::runtime_error(path + ": write failed (disk full?)");
+        file.commit();
         return;
     }
-    auto file = data::h5::File::create(path);
-    for (const auto& a : result.arrays) {
-        const std::string at = "/" + a.name;
-        file.writeFloats(at, a.values, a.dims, true);
-        file.writeStringAttribute(at, "quantity", result.arraysQuantity);
+    AtomicFile file(path);
+    {
+        auto h5 = data::h5::File::create(file.temporaryPath());
+        for (const auto& a : result.arrays) {
+            const std::string at = "/" + a.name;
+            h5.writeFloats(at, a.values, a.dims, true);
+            h5.writeStringAttribute(at, "quantity", result.arraysQuantity);
+        }
     }
+    file.commit();
 }
 } // namespace
 
@@ -812,9 +809,8 @@ void writeResultFile(const std::string& path, const Result& result)
         return;
     }
     if (ext == ".csv") {
-        std::ofstream out(path, std::ios::trunc);
-        if (!out)
-            throw std::runtime_error(path + ": cannot open for writing");
+        AtomicFile file(path);
+        std::ostream& out = file.stream();
         const bool labelled = !result.labels.empty() && result.labels.size() == result.values.size();
         if (labelled) {
             out << "quantity,value\n";
@@ -827,25 +823,36 @@ void writeResultFile(const std::string& path, const Result& result)
             for (auto c : result.counts)
                 out << c << '\n';
         }
-        if (!out)
-            throw std::runtime_error(path + ": write failed (disk full?)");
+        file.commit();
         return;
     }
     if (ext == ".h5" || ext == ".hdf5") {
-        auto file = data::h5::File::create(path);
-        if (!result.counts.empty()) {
-            file.writeUInt64s("/result", result.counts, {result.counts.size()}, true);
-        } else {
-            file.writeDoubles("/result", result.values, {result.values.size()}, true);
+        AtomicFile file(path);
+        {
+            auto h5 = data::h5::File::create(file.temporaryPath());
+            if (!result.counts.empty()) {
+                h5.writeUInt64s("/result", result.counts, {result.counts.size()}, true);
+            } else {
+                h5.writeDoubles("/result", result.values, {result.values.size()}, true);
+            }
+            h5.writeStringAttribute("/result", "quantity", result.quantity);
+            if (!result.labels.empty())
+                h5.writeStrings("/labels", result.labels);
+            if (!result.names.empty())
+                h5.writeStrings("/feature_names", result.names);
         }
-        file.writeStringAttribute("/result", "quantity", result.quantity);
-        if (!result.labels.empty())
-            file.writeStrings("/labels", result.labels);
-        if (!result.names.empty())
-            file.writeStrings("/feature_names", result.names);
+        file.commit();
         return;
     }
-    throw std::runtime_error(path + ": unknown output format '" + ext + "' (use .csv, .h5 or .hdf5)");
+    throw std::runtime_error(path + ": " + resultFileFormatProblem(path));
+}
+
+std::string resultFileFormatProblem(const std::string& path)
+{
+    const std::string ext = lowerExtension(path);
+    if (ext == ".csv" || ext == ".h5" || ext == ".hdf5")
+        return {};
+    return "unknown output format '" + ext + "' (use .csv, .h5 or .hdf5)";
 }
 
 } // namespace ks

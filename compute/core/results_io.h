@@ -14,6 +14,10 @@ namespace ks {
 const std::vector<std::string>& csvColumns();
 std::vector<std::string> csvRow(const Summary& summary);
 
+/// Every writer below writes through an AtomicFile (atomic_file.h): a temporary file beside `path` renamed over it
+/// when complete, so a failed or interrupted write leaves `path` as it was; `path` must be absent or a regular file (a
+/// symbolic link is followed to one), else the writer throws before writing anything.
+
 /// Writes a header and one row per summary. Throws std::runtime_error naming the file when it cannot be written.
 void writeCsv(const std::string& path, const std::vector<Summary>& summaries);
 /// Reads what writeCsv (or a CsvAppender) wrote, finding each field by its column name: columns appended later are
@@ -22,7 +26,8 @@ void writeCsv(const std::string& path, const std::vector<Summary>& summaries);
 std::vector<Summary> readCsv(const std::string& path);
 
 /// Appends rows to a CSV file as they arrive, writing the header once; flushed after every row so a crash loses
-/// nothing already measured (the workspace autosave and the CLI's --csv use it).
+/// nothing already measured (the workspace autosave uses it; the CLI's --csv appends to an AtomicFile instead, so
+/// that an older file at its path is replaced only at the end).
 class CsvAppender {
 public:
     explicit CsvAppender(const std::string& path);
@@ -55,5 +60,7 @@ std::vector<Summary> readJson(const std::string& path);
 /// extensions or write failures. A result with named arrays (a trained network's weights) saves those instead: one
 /// dataset per array in HDF5, `array,index,value` rows in CSV.
 void writeResultFile(const std::string& path, const Result& result);
+/// Why writeResultFile cannot write `path`'s format (its extension), or empty when it can: checked before a run.
+std::string resultFileFormatProblem(const std::string& path);
 
 } // namespace ks

@@ -1,5 +1,6 @@
 #include "gui/charts/chart_view.h"
 
+#include "compute/core/atomic_file.h"
 #include "gui/loaded_results.h"
 #include "gui/results_model.h"
 #include "gui/theme.h"
@@ -11,6 +12,7 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <cmath>
+#include <memory>
 #include <qcustomplot.h>
 #include <typeinfo>
 #include <vector>
@@ -219,15 +221,26 @@ bool ChartView::exportTo(const QString& path, QString* error)
     const QString suffix = QFileInfo(path).suffix().toLower();
     const int width = std::max(m_plot->width(), 960);
     const int height = std::max(m_plot->height(), 600);
+    // Drawn into a temporary file beside `path`, renamed over it when complete (AtomicFile): a failed export leaves an
+    // old image as it was, and a device, FIFO or folder at `path` is refused.
+    std::unique_ptr<AtomicFile> file;
+    try {
+        file = std::make_unique<AtomicFile>(path.toStdString());
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromStdString(e.what());
+        return false;
+    }
+    const QString target = QString::fromStdString(file->temporaryPath());
     bool ok = false;
     if (suffix == QLatin1String("png")) {
-        ok = m_plot->savePng(path, width, height, 2.0);
+        ok = m_plot->savePng(target, width, height, 2.0);
     } else if (suffix == QLatin1String("pdf")) {
-        ok = m_plot->savePdf(path, width, height, QCP::epNoCosmetic, QStringLiteral("KernelScope"), title());
+        ok = m_plot->savePdf(target, width, height, QCP::epNoCosmetic, QStringLiteral("KernelScope"), title());
     } else if (suffix == QLatin1String("svg")) {
 #if KS_HAVE_QT_SVG
         QSvgGenerator generator;
-        generator.setFileName(path);
+        generator.setFileName(target);
         generator.setSize(QSize(width, height));
         generator.setViewBox(QRect(0, 0, width, height));
         generator.setTitle(title());
@@ -250,6 +263,14 @@ bool ChartView::exportTo(const QString& path, QString* error)
     }
     if (!ok && error)
         *error = tr("could not write %1").arg(path);
+    try {
+        if (ok)
+            file->commit();
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromStdString(e.what());
+        return false;
+    }
     return ok;
 }
 

@@ -1,9 +1,9 @@
 // kernelscope-cli driven in-process: list, run with files out, and every kind of bad input.
 #include "cli/cli.h"
 #include "cli_fixture.h"
-#include "compute/core/version.h"
 #include "compute/core/clock_sampler.h"
 #include "compute/core/results_io.h"
+#include "compute/core/version.h"
 #include "compute/device/device_info.h"
 #include "compute/device/nvml_sampler.h"
 #include "data/delimited_text.h"
@@ -351,7 +351,7 @@ TEST_F(Cli, BadInputExitsTwoWithOneLine)
         {{"run", "-w", "cnn", "-v", "cpu_openmp", "-s", "8,16", "-p", "steps=1,features=" + path("f.h5")},
             "this run has 1 variant and 2 sizes"},
         {{"run", "-w", "cnn", "-v", "cpu_openmp", "-p", "features=" + path("no/f.h5")},
-            "features=" + path("no/f.h5") + ": cannot write there (No such file or directory)"},
+            "features=" + path("no/f.h5") + ": no such folder " + path("no")},
         {{"run", "-w", "cnn", "-v", "cpu_openmp", "-p", "features=f.csv"}, "does not end in .h5, .hdf5"},
         {{"run", "-w", "linreg", "--min-reps", "5", "--max-reps", "2"}, "run options"},
         {{"frobnicate"}, "error:"},

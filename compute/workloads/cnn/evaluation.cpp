@@ -1,17 +1,15 @@
 // A trained cnn network scored after its run: held-out accuracy and the features file (evaluation.h).
 #include "compute/workloads/cnn/evaluation.h"
 
+#include "compute/core/atomic_file.h"
 #include "compute/core/errors.h"
 #include "compute/workloads/cnn/gpu_scoring.h"
 #include "data/hdf5_file.h"
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <charconv>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <stdexcept>
 
 namespace ks::cnn {
@@ -31,21 +29,11 @@ bool isHdf5Path(const std::string& path)
     return lower.ends_with(".h5") || lower.ends_with(".hdf5");
 }
 
-/// Opens `path` for writing (truncated), or throws naming it and the system's reason.
-std::ofstream openForWriting(const std::string& path)
-{
-    errno = 0;
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out)
-        throw std::runtime_error(
-            "cannot write " + path + ": " + (errno != 0 ? std::strerror(errno) : "the file cannot be opened"));
-    return out;
-}
-
 /// One LIBSVM line per row: the label, then index:value for each non-zero feature (1-based, 9 significant digits).
 void writeLibsvm(const std::string& path, const FeatureRows& rows)
 {
-    std::ofstream out = openForWriting(path);
+    AtomicFile file(path);
+    std::ostream& out = file.stream();
     std::string line;
     char number[48];
     for (std::size_t r = 0; r < rows.size(); ++r) {
@@ -63,9 +51,7 @@ void writeLibsvm(const std::string& path, const FeatureRows& rows)
         line += '\n';
         out << line;
     }
-    out.flush();
-    if (!out)
-        throw std::runtime_error("cannot write " + path + ": the write failed (disk full?)");
+    file.commit();
 }
 
 void writeHdf5Split(data::h5::File& file, const std::string& group, const FeatureRows& rows)
@@ -169,14 +155,18 @@ std::size_t writeFeatures(const std::string& path, const FeatureRows& train, con
             throw std::invalid_argument("writeFeatures: rows of another width than 128");
     const std::size_t written = train.size() + (test ? test->size() : 0);
     if (isHdf5Path(path)) {
-        // A plain open first: an unwritable place then reads as the system says it, not as HDF5's error stack.
-        openForWriting(path).close();
-        auto file = data::h5::File::create(path);
-        writeHdf5Split(file, "/train", train);
-        if (test)
-            writeHdf5Split(file, "/test", *test);
-        if (!classNames.empty())
-            file.writeStrings("/class_names", classNames);
+        // Created beside `path` first (an unwritable place reads as the system says it, not as HDF5's error stack),
+        // renamed over it when complete.
+        AtomicFile file(path);
+        {
+            auto h5 = data::h5::File::create(file.temporaryPath());
+            writeHdf5Split(h5, "/train", train);
+            if (test)
+                writeHdf5Split(h5, "/test", *test);
+            if (!classNames.empty())
+                h5.writeStrings("/class_names", classNames);
+        }
+        file.commit();
         return written;
     }
     const std::string lower = lowerCase(path);
