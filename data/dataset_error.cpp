@@ -1,5 +1,7 @@
 #include "data/dataset_error.h"
 
+#include "data/quote.h"
+
 namespace ks::data {
 
 namespace {
@@ -13,13 +15,34 @@ std::string composeMessage(const std::string& file, const std::string& place, co
     message.append(": ").append(problem);
     return message;
 }
+
+/// Characters, not bytes: the place may end in a three-byte "…".
+std::size_t characterCount(const std::string& text)
+{
+    std::size_t count = 0;
+    for (const char c : text)
+        count += (static_cast<unsigned char>(c) & 0xC0u) != 0x80u;
+    return count;
+}
 } // namespace
 
+DatasetError::Parts DatasetError::cleaned(std::string_view file, std::string_view place, std::string_view problem)
+{
+    Parts parts {escapedText(file), escapedText(place, kPlaceChars), {}};
+    parts.problem = escapedText(problem, kDetailChars - characterCount(parts.place));
+    return parts;
+}
+
 DatasetError::DatasetError(std::string file, std::string place, std::string problem)
-    : std::runtime_error(composeMessage(file, place, problem))
-    , m_file(std::move(file))
-    , m_place(std::move(place))
-    , m_problem(std::move(problem))
+    : DatasetError(cleaned(file, place, problem))
+{
+}
+
+DatasetError::DatasetError(Parts parts)
+    : std::runtime_error(composeMessage(parts.file, parts.place, parts.problem))
+    , m_file(std::move(parts.file))
+    , m_place(std::move(parts.place))
+    , m_problem(std::move(parts.problem))
 {
 }
 

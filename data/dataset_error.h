@@ -1,13 +1,24 @@
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace ks::data {
 
 /// A problem with an input: names the file, the place in it (line, column, dataset path) and what was wrong.
+///
+/// All three are stored escaped (escapedText): readers quote file content with quotedToken, and this catches what
+/// they pass on unquoted, such as an HDF5 path, a name read from the file or libhdf5's own error text. The place is
+/// cut at kPlaceChars characters and the problem so that both together stay within kDetailChars: with a file name of
+/// up to 50 characters, the CLI's "error: FILE: PLACE: PROBLEM" line stays within 200. The file name is escaped but
+/// never cut: the user typed it and needs all of it to know which file is meant.
 class DatasetError : public std::runtime_error {
 public:
+    static constexpr std::size_t kPlaceChars = 80;
+    static constexpr std::size_t kDetailChars = 136;
+
     DatasetError(std::string file, std::string place, std::string problem);
 
     const std::string& file() const { return m_file; }
@@ -15,6 +26,14 @@ public:
     const std::string& problem() const { return m_problem; }
 
 private:
+    struct Parts {
+        std::string file;
+        std::string place;
+        std::string problem;
+    };
+    static Parts cleaned(std::string_view file, std::string_view place, std::string_view problem);
+    explicit DatasetError(Parts parts);
+
     std::string m_file;
     std::string m_place;
     std::string m_problem;

@@ -3,6 +3,7 @@
 #include "data/dataset_error.h"
 #include "data/line_cursor.h"
 #include "data/number_text.h"
+#include "data/quote.h"
 
 #include <algorithm>
 #include <charconv>
@@ -188,9 +189,9 @@ double parseNumberField(std::string_view field, const std::string& file, std::si
     double value = 0.0;
     const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
     if (ec == std::errc::result_out_of_range)
-        throw DatasetError(file, linePlace(line, column), "'" + std::string(s) + "' is out of the range of a double");
+        throw DatasetError(file, linePlace(line, column), quotedToken(s) + " is out of the range of a double");
     if (ec != std::errc() || ptr != digits.data() + digits.size())
-        throw DatasetError(file, linePlace(line, column), "'" + std::string(s) + "' is not a number");
+        throw DatasetError(file, linePlace(line, column), quotedToken(s) + " is not a number");
     return value;
 }
 

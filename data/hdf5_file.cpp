@@ -2,6 +2,7 @@
 
 #include "data/dataset_error.h"
 #include "data/host_memory.h"
+#include "data/quote.h"
 
 #include <algorithm>
 #include <cstring>
@@ -422,9 +423,8 @@ std::vector<T> readNumeric(
     for (auto& filter : filtersOf(dataset.get()))
         if (!filter.available)
             file.fail(place,
-                "is compressed with the HDF5 filter '" + filter.name + "' (id " + std::to_string(filter.id)
-                    + "), which this HDF5 library does not have; re-save it with gzip or without compression "
-                      "(e.g. h5repack -f NONE in.h5 out.h5)");
+                "uses the HDF5 filter " + quotedToken(filter.name) + " (id " + std::to_string(filter.id)
+                    + "), which this HDF5 library does not have; re-save it (h5repack -f NONE in.h5 out.h5)");
     const std::uint64_t count = info.elementCount();
     if (count == UINT64_MAX || count > UINT64_MAX / sizeof(T))
         file.fail(place, "its extents overflow 64-bit sizes");

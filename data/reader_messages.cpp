@@ -6,14 +6,6 @@
 
 namespace ks::data {
 
-std::string quotedToken(std::string_view token)
-{
-    constexpr std::size_t kShown = 40;
-    if (token.size() > kShown)
-        return "'" + std::string(token.substr(0, kShown)) + "...'";
-    return "'" + std::string(token) + "'";
-}
-
 std::string plural(std::uint64_t n, std::string_view word)
 {
     return std::to_string(n) + " " + std::string(word) + (n == 1 ? "" : "s");
@@ -28,7 +20,7 @@ std::string listing(const std::vector<std::string>& names, std::size_t most)
 {
     std::string text;
     for (std::size_t i = 0; i < names.size() && i < most; ++i)
-        text += (i == 0 ? "" : ", ") + names[i];
+        text += (i == 0 ? "" : ", ") + shownName(names[i]);
     if (names.size() > most)
         text += " and " + std::to_string(names.size() - most) + " more";
     return text;

@@ -19,6 +19,9 @@
 namespace ks::data {
 
 namespace {
+/// How many dataset names the message about a file without x and y lists.
+constexpr std::size_t kDatasetsListed = 8;
+
 bool isNumber(const std::string& field)
 {
     try {
@@ -85,7 +88,7 @@ Series2D readSeriesHdf5(const std::string& path, const ReadOptions& options)
                 datasets.push_back(d.path);
             file.fail("",
                 "no group holds datasets named x and y (the file has: "
-                    + (datasets.empty() ? std::string("no datasets") : listing(datasets)) + ")");
+                    + (datasets.empty() ? std::string("no datasets") : listing(datasets, kDatasetsListed)) + ")");
         }
         if (candidates.size() > 1)
             file.fail("", "several groups hold x and y (" + listing(candidates) + "); choose one with --h5-path");

@@ -61,12 +61,11 @@ std::pair<std::vector<std::string>, std::string> readNames(const h5::File& file,
         else if (info.dims.size() != 1)
             problem = "has rank " + std::to_string(info.dims.size()) + "; " + wanted;
         else if (info.dims[0] != expected) {
-            problem = "has " + std::to_string(info.dims[0]) + " names but the matrix " + matrixPath + " has "
+            problem = "has " + std::to_string(info.dims[0]) + " names but the matrix " + shownName(matrixPath) + " has "
                 + std::to_string(expected) + " " + what + "s";
             if (info.dims[0] == otherExtent && otherExtent != expected)
-                problem += std::string("; is the matrix stored ")
-                    + (featuresAsRows ? "samples × features" : "features × samples")
-                    + "? read it with --param orientation=" + (featuresAsRows ? "samples-as-rows" : "features-as-rows");
+                problem += std::string("; stored ") + (featuresAsRows ? "samples × features" : "features × samples")
+                    + "? use --param orientation=" + (featuresAsRows ? "samples-as-rows" : "features-as-rows");
         } else {
             return {file.readStrings(path), path};
         }

@@ -29,14 +29,15 @@ std::string choiceParam(const ReadOptions& options, const std::string& key, std:
         if (it->second == value)
             return value;
     throw DatasetError(file, "parameter " + key,
-        "'" + it->second + "' is not one of " + listing(std::vector<std::string>(allowed.begin(), allowed.end())));
+        quotedToken(it->second) + " is not one of "
+            + listing(std::vector<std::string>(allowed.begin(), allowed.end())));
 }
 
 /// " (sample S6, feature GENE2)" for a cell of the stored matrix.
 std::string cellNames(const RawMatrix& raw, bool featuresAsRows, std::size_t row, std::size_t col)
 {
-    const std::string& rowName = raw.rowNames[row];
-    const std::string& colName = raw.colNames[col];
+    const std::string rowName = shownName(raw.rowNames[row], kPlaceNameChars);
+    const std::string colName = shownName(raw.colNames[col], kPlaceNameChars);
     return " (sample " + (featuresAsRows ? colName : rowName) + ", feature " + (featuresAsRows ? rowName : colName)
         + ")";
 }
@@ -81,7 +82,7 @@ std::optional<std::pair<std::size_t, std::size_t>> findDuplicate(const std::vect
 
 std::string duplicateProblem(const std::string& name, const std::string& otherPlace)
 {
-    return "duplicate feature name '" + name + "' (also " + otherPlace + "); feature names must be unique";
+    return "duplicate feature name " + quotedToken(name) + " (also " + otherPlace + ")";
 }
 
 std::uint64_t checkedProduct(std::uint64_t a, std::uint64_t b, const std::string& file, const std::string& place)
@@ -100,9 +101,7 @@ ExpressionTable finishTable(RawMatrix raw, const std::string& file, const Reader
         throw DatasetError(file, "",
             "the table has " + std::to_string(samples) + " sample" + (samples == 1 ? "" : "s")
                 + "; lrv needs at least 2 (a variance over samples)"
-                + (settings.featuresAsRows
-                        ? ""
-                        : "; if the file's rows are features, use --param orientation=features-as-rows"));
+                + (settings.featuresAsRows ? "" : "; rows are features? use --param orientation=features-as-rows"));
     if (features < 2)
         throw DatasetError(file, "",
             "the table has " + std::to_string(features) + " feature" + (features == 1 ? "" : "s")
@@ -138,9 +137,7 @@ ExpressionTable finishTable(RawMatrix raw, const std::string& file, const Reader
                 fail(r, c, "negative value " + formatNumber(v) + "; log-ratios need strictly positive values");
             if (v == 0) {
                 if (!settings.replaceZeros)
-                    fail(r, c,
-                        "zero value; log-ratios need strictly positive values (replace zeros with the smallest "
-                        "positive value with --param zeros=replace)");
+                    fail(r, c, "zero value; log-ratios need strictly positive values (or --param zeros=replace)");
                 ++zeros;
             } else {
                 smallestPositive = std::min(smallestPositive, v);

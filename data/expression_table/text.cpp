@@ -6,6 +6,7 @@
 #include "data/expression_table/table.h"
 #include "data/host_memory.h"
 #include "data/line_cursor.h"
+#include "data/quote.h"
 #include "data/text_file.h"
 
 #include <algorithm>
@@ -124,8 +125,7 @@ ExpressionTable readExpressionText(const std::string& path, const ReadOptions& o
         throw DatasetError(path, linePlace(firstDataLine),
             "row has " + std::to_string(width) + " fields but the header has " + std::to_string(headerWidth)
                 + "; expected " + std::to_string(headerWidth) + " (a corner cell in the header) or "
-                + std::to_string(headerWidth + 1)
-                + " (R's write.table form: a row name and one value per header field)");
+                + std::to_string(headerWidth + 1) + " (R's write.table form)");
     }
     const std::size_t fieldOffset = rowNamesInFile ? 1 : 0;
     const std::size_t dataCols = width - fieldOffset;
@@ -178,10 +178,11 @@ ExpressionTable readExpressionText(const std::string& path, const ReadOptions& o
                 try {
                     value = parseNumberField(field, path, row.line, c + fieldOffset + 1);
                 } catch (const DatasetError& error) {
-                    const std::string& colName = raw.colNames[c];
+                    const std::string colName = shownName(raw.colNames[c], kPlaceNameChars);
+                    const std::string shownRow = shownName(rowName, kPlaceNameChars);
                     throw DatasetError(path,
-                        error.place() + " (sample " + (settings.featuresAsRows ? colName : rowName) + ", feature "
-                            + (settings.featuresAsRows ? rowName : colName) + ")",
+                        error.place() + " (sample " + (settings.featuresAsRows ? colName : shownRow) + ", feature "
+                            + (settings.featuresAsRows ? shownRow : colName) + ")",
                         error.problem());
                 }
             }

@@ -23,6 +23,9 @@ using namespace points;
 
 namespace {
 
+/// How many of the vertex element's property names a message lists.
+constexpr std::size_t kPropertiesListed = 8;
+
 enum class PlyType { Int8, UInt8, Int16, UInt16, Int32, UInt32, Float32, Float64 };
 
 struct PlyTypeName {
@@ -237,12 +240,12 @@ std::array<std::size_t, 3> vertexAxes(const PlyElement& vertex, const std::strin
         const auto it = std::find_if(vertex.properties.begin(), vertex.properties.end(),
             [&](const PlyProperty& p) { return p.name == kAxisNames[a]; });
         if (it == vertex.properties.end()) {
-            std::string names;
+            std::vector<std::string> names;
             for (const auto& p : vertex.properties)
-                names += (names.empty() ? "" : ", ") + p.name;
+                names.push_back(p.name);
             throw DatasetError(file, linePlace(vertex.line),
                 std::string("the vertex element has no property ") + kAxisNames[a] + " (it has "
-                    + (names.empty() ? std::string("none") : names) + ")");
+                    + (names.empty() ? std::string("none") : listing(names, kPropertiesListed)) + ")");
         }
         if (it->isList)
             throw DatasetError(file, linePlace(vertex.line),
@@ -263,7 +266,7 @@ void readPlyBinary(std::string_view bytes, const PlyHeader& header, std::size_t 
     std::uint64_t offset = header.bodyOffset;
     auto truncated = [&](const PlyElement& e, std::uint64_t item) {
         throw DatasetError(file, "byte " + std::to_string(offset),
-            "the body ends inside " + e.name + " " + std::to_string(item) + " of " + std::to_string(e.count)
+            "the body ends inside " + shownName(e.name) + " " + std::to_string(item) + " of " + std::to_string(e.count)
                 + " (the file is truncated, or its header declares more than it holds)");
     };
     /// Steps over one item's property `p`, reading its value when `value` is given.
@@ -283,8 +286,8 @@ void readPlyBinary(std::string_view bytes, const PlyHeader& header, std::size_t 
         const double length = binaryValue(data + offset, p.countType, swap);
         if (length < 0)
             throw DatasetError(file, "byte " + std::to_string(offset),
-                "negative list length " + std::to_string(static_cast<long long>(length)) + " in property " + p.name
-                    + " of " + e.name + " " + std::to_string(item));
+                "negative list length " + std::to_string(static_cast<long long>(length)) + " in property "
+                    + shownName(p.name) + " of " + shownName(e.name) + " " + std::to_string(item));
         offset += countSize;
         const std::uint64_t skip = saturatingMul(static_cast<std::uint64_t>(length), sizeOf(p.type));
         if (size - offset < skip)
@@ -342,8 +345,8 @@ void readPlyAscii(std::string_view bytes, const PlyHeader& header, std::size_t v
         for (std::uint64_t item = 0; item < e.count; ++item)
             if (!nextNonBlank(lines, line))
                 throw DatasetError(file, "end of file",
-                    "the body ends after " + std::to_string(item) + " of the " + std::to_string(e.count) + " " + e.name
-                        + " items");
+                    "the body ends after " + std::to_string(item) + " of the " + std::to_string(e.count) + " "
+                        + shownName(e.name) + " items");
     }
     const PlyElement& vertex = header.elements[vertexIndex];
     reservePoints(cloud, vertex.count, lines.remainingBytes() / 6 + 1, file, linePlace(vertex.line));
@@ -378,7 +381,7 @@ void readPlyAscii(std::string_view bytes, const PlyHeader& header, std::size_t v
                 const auto [ptr, ec] = std::from_chars(token.data(), token.data() + token.size(), length);
                 if (ec != std::errc() || ptr != token.data() + token.size())
                     throw DatasetError(file, linePlace(number, field),
-                        "list length " + quotedToken(token) + " of property " + p.name
+                        "list length " + quotedToken(token) + " of property " + shownName(p.name)
                             + " is not a non-negative whole number");
                 for (std::uint64_t i = 0; i < length; ++i)
                     nextValue();
@@ -425,7 +428,7 @@ PointCloud readPly(const std::string& path, const ReadOptions& options)
     std::string skipped;
     for (const auto& e : header.elements)
         if (e.name != "vertex")
-            skipped += (skipped.empty() ? "" : ", ") + e.name + " (" + std::to_string(e.count) + ")";
+            skipped += (skipped.empty() ? "" : ", ") + shownName(e.name) + " (" + std::to_string(e.count) + ")";
     if (!skipped.empty())
         cloud.notes.push_back("read the vertex element; skipped " + skipped);
     return cloud;

@@ -147,7 +147,8 @@ Layout detectLayout(
     if (!encoding.empty()) {
         if (encoding != "csr_matrix" && encoding != "csc_matrix")
             file.fail("group " + group,
-                "has encoding-type '" + encoding + "'; expected csr_matrix or csc_matrix for a sparse matrix");
+                "has encoding-type " + quotedToken(encoding)
+                    + "; expected csr_matrix or csc_matrix for a sparse matrix");
         layout.csc = encoding == "csc_matrix";
         return layout;
     }
@@ -157,7 +158,7 @@ Layout detectLayout(
             continue;
         if (format != "csr" && format != "csc" && format != "csr_matrix" && format != "csc_matrix")
             file.fail("group " + group,
-                std::string("has ") + name + " '" + format + "'; expected csr or csc for a sparse matrix");
+                std::string("has ") + name + " " + quotedToken(format) + "; expected csr or csc for a sparse matrix");
         layout.csc = format.compare(0, 3, "csc") == 0;
         return layout;
     }

@@ -32,8 +32,8 @@ struct MmHeader {
     MmSymmetry symmetry = MmSymmetry::General;
 };
 
-constexpr std::string_view kBannerForm = "%%MatrixMarket matrix <coordinate|array> <real|integer|pattern|complex> "
-                                         "<general|symmetric|skew-symmetric|hermitian>";
+// The words' choices are named by the error about the word that is wrong; all of them would make too long a line.
+constexpr std::string_view kBannerForm = "%%MatrixMarket matrix <format> <field> <symmetry>";
 
 MmHeader parseBanner(std::string_view line, const std::string& file)
 {
@@ -113,8 +113,7 @@ SizeLine parseSizeLine(std::string_view line, const MmHeader& header, const std:
 {
     const bool coordinate = header.format == MmFormat::Coordinate;
     const std::string place = linePlace(lineNumber);
-    const char* form = coordinate ? "'rows columns entries' (three non-negative integers) for a coordinate matrix"
-                                  : "'rows columns' (two non-negative integers) for an array";
+    const char* form = coordinate ? "'rows columns entries' for a coordinate matrix" : "'rows columns' for an array";
     const char* names[] = {"row count", "column count", "entry count"};
     const std::size_t expected = coordinate ? 3 : 2;
     std::uint64_t numbers[3] = {0, 0, 0};

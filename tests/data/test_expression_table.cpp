@@ -169,8 +169,7 @@ const BadFile kBadCorpus[] = {
     {"empty_cell.csv", false, "line 2, column 3 (sample S1, feature G2)", "missing value (empty cell)"},
     {"nan_cell.csv", false, "line 3, column 4 (sample S2, feature G3)", "missing value NaN"},
     {"zero_cell.tsv", false, "line 3, column 4 (sample S2, feature G3)",
-        "zero value; log-ratios need strictly positive values (replace zeros with the smallest positive value with "
-        "--param zeros=replace)"},
+        "zero value; log-ratios need strictly positive values (or --param zeros=replace)"},
     {"negative_cell.csv", false, "line 3, column 3 (sample S2, feature G2)",
         "negative value -2; log-ratios need strictly positive values"},
     {"inf_cell.csv", false, "line 2, column 4 (sample S1, feature G3)",
@@ -179,14 +178,12 @@ const BadFile kBadCorpus[] = {
     {"out_of_range.csv", false, "line 3, column 3 (sample S2, feature G2)", "'1e999' is out of the range of a double"},
     {"ragged_row.csv", false, "line 3", "row has 3 fields; expected 4 like the first data row (line 2)"},
     {"ragged_first_row.tsv", false, "line 2",
-        "row has 5 fields but the header has 3; expected 3 (a corner cell in the header) or 4 (R's write.table form"},
+        "row has 5 fields but the header has 3; expected 3 (a corner cell in the header) or 4 (R's write.table form)"},
     {"empty.tsv", false, "", "empty file: no header and no data rows"},
     {"blank_lines_only.csv", false, "", "empty file: no header and no data rows"},
     {"header_only.csv", false, "line 1", "header only: no data rows after it"},
-    {"duplicate_features.csv", false, "line 1, column 5",
-        "duplicate feature name 'G2' (also column 3 of the header); feature names must be unique"},
-    {"duplicate_feature_rows.tsv", true, "line 4, column 1",
-        "duplicate feature name 'G1' (also line 2); feature names must be unique"},
+    {"duplicate_features.csv", false, "line 1, column 5", "duplicate feature name 'G2' (also column 3 of the header)"},
+    {"duplicate_feature_rows.tsv", true, "line 4, column 1", "duplicate feature name 'G1' (also line 2)"},
     {"one_sample.csv", false, "", "the table has 1 sample; lrv needs at least 2"},
     {"one_feature.csv", false, "", "the table has 1 feature; lrv needs at least 2"},
     {"names_only.csv", false, "line 2", "no value columns: each row holds only its name"},
@@ -560,7 +557,7 @@ TEST_F(ExpressionHdf5Test, FeaturesBySamplesNeedsTheOrientation)
 
     // Read the default way, the names do not fit and the message says why.
     EXPECT_TRUE(errorSays(catchDatasetError([&] { readExpressionHdf5(p); }), p, "dataset /var_names",
-        "has 4 names but the matrix /counts has 3 features; is the matrix stored features × samples? read it with "
+        "has 4 names but the matrix /counts has 3 features; stored features × samples? use "
         "--param orientation=features-as-rows"));
 }
 
