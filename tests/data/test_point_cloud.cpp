@@ -192,6 +192,7 @@ struct BadCloud {
 };
 
 const BadCloud kBadClouds[] = {
+    {"text_matrix_market.mtx", "line 1", "a Matrix Market file (a sparse matrix), not x y z points: spmv reads it"},
     {"xyz_short_line.xyz", "line 4", "short line: 3 fields, expected 4 (element x y z)"},
     {"xyz_non_numeric.xyz", "line 3, column 3", "y coordinate 'abc' is not a number"},
     {"xyz_count_too_big.xyz", "end of file", "found 3 atoms, but the count line (line 1) declares 4"},
