@@ -2,6 +2,7 @@
 
 #include "data/dataset_error.h"
 #include "data/host_memory.h"
+#include "data/input_file.h"
 
 #include <algorithm>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include <hdf5.h>
 #include <mutex>
 #include <set>
+#include <sys/stat.h>
 
 namespace ks::data::h5 {
 
@@ -289,6 +291,10 @@ std::uint64_t DatasetInfo::elementCount() const
 bool looksLikeHdf5(const std::string& path)
 {
     static const unsigned char kSignature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    // Only a regular file can be HDF5; opening a FIFO to look would block until a writer comes.
+    struct stat status { };
+    if (::stat(path.c_str(), &status) != 0 || !S_ISREG(status.st_mode))
+        return false;
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return false;
@@ -343,6 +349,7 @@ File File::open(const std::string& path)
     std::error_code ec;
     if (!std::filesystem::exists(path, ec))
         throw DatasetError(path, "", "no such file");
+    requireReadableKind(path);
     LibraryLock lock;
     if (H5Fis_hdf5(path.c_str()) <= 0) {
         H5Eclear2(H5E_DEFAULT);

@@ -5,6 +5,7 @@
 #include "data/hash.h"
 #include "data/hdf5_file.h"
 #include "data/host_memory.h"
+#include "data/input_file.h"
 #include "data/random.h"
 #include "data/reader_messages.h"
 #include "data/text_file.h"
@@ -153,6 +154,7 @@ Dataset makeSeriesDataset(Series2D series, std::string name, std::string source)
 
 Dataset loadSeries2D(const std::string& path, const ReadOptions& options)
 {
+    requireReadableKind(path);
     Series2D series = h5::looksLikeHdf5(path) ? readSeriesHdf5(path, options) : readSeriesText(path, options);
     return makeSeriesDataset(std::move(series), baseName(path), path);
 }

@@ -1,8 +1,10 @@
 // HDF5 files as other writers leave them and as an attacker might: fixed-length strings of each padding kind and
-// of full width, a group nested 600 deep, a shape beyond any integer.
+// of full width, a group nested 600 deep, a shape beyond any integer; and inputs that are not regular files (a FIFO,
+// a device, a directory), refused by every reader entry before anything opens them.
 #include "data/expression_table.h"
 #include "data/hdf5_file.h"
 #include "data/image_set.h"
+#include "data/input_file.h"
 #include "data/point_cloud.h"
 #include "data/series2d.h"
 #include "data/sparse_matrix.h"
@@ -330,6 +332,76 @@ TEST_F(Hdf5HostileTest, ShapeJustPastTheLimitIsPrintedInFull)
     });
     EXPECT_TRUE(errorSays(
         catchDatasetError([&] { readSparseHdf5(p); }), p, "dataset /m/shape", "the column count 5000000000 exceeds"));
+}
+
+class InputKindTest : public test::TempDirTest {
+protected:
+    std::string fifo(const std::string& name)
+    {
+        const std::string p = tempPath(name);
+        EXPECT_EQ(::mkfifo(p.c_str(), 0600), 0) << std::strerror(errno);
+        return p;
+    }
+};
+
+TEST_F(InputKindTest, EveryReaderEntryRefusesAFifoWithoutBlocking)
+{
+    // Opening a FIFO for reading blocks until a writer comes: each of these would hang the test before the check.
+    const std::string p = fifo("data.csv");
+    const std::vector<std::pair<const char*, std::function<void()>>> entries = {
+        {"loadSeries2D", [&] { loadSeries2D(p); }},
+        {"readSeriesHdf5", [&] { readSeriesHdf5(p); }},
+        {"loadPointCloud", [&] { loadPointCloud(p); }},
+        {"loadSparseMatrix", [&] { loadSparseMatrix(p); }},
+        {"readVector", [&] { readVector(p); }},
+        {"loadExpressionTable", [&] { loadExpressionTable(p); }},
+        {"loadImageSet", [&] { loadImageSet(p); }},
+        {"readTextFile", [&] { readTextFile(p); }},
+        {"h5::File::open", [&] { h5::File::open(p); }},
+    };
+    for (const auto& [name, entry] : entries)
+        EXPECT_TRUE(errorSays(catchDatasetError(entry), p, "", "is a FIFO (named pipe), not a regular file")) << name;
+    EXPECT_FALSE(h5::looksLikeHdf5(p));
+}
+
+TEST_F(InputKindTest, AFifoAsTheVectorIsRefusedBeforeTheMatrixIsRead)
+{
+    const std::string matrix = writeFile("m.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 5\n");
+    const std::string vector = fifo("x.txt");
+    ReadOptions options;
+    options.vectorPath = vector;
+    EXPECT_TRUE(errorSays(catchDatasetError([&] { loadSparseMatrix(matrix, options); }), vector, "",
+        "is a FIFO (named pipe), not a regular file"));
+}
+
+TEST_F(InputKindTest, DevicesAndDirectoriesAreNamedForWhatTheyAre)
+{
+    EXPECT_TRUE(errorSays(catchDatasetError([] { loadSeries2D("/dev/null"); }), "/dev/null", "",
+        "is a character device, not a regular file"));
+    EXPECT_TRUE(errorSays(catchDatasetError([] { loadPointCloud("/dev/zero"); }), "/dev/zero", "",
+        "is a character device, not a regular file"));
+    const std::string folder = tempPath("folder");
+    std::filesystem::create_directories(folder);
+    EXPECT_TRUE(errorSays(catchDatasetError([&] { loadSeries2D(folder); }), folder, "", "is a directory, not a file"));
+    EXPECT_TRUE(
+        errorSays(catchDatasetError([&] { loadExpressionTable(folder); }), folder, "", "is a directory, not a file"));
+    // Readers of folders (IDX, CIFAR-10, MEX) still get theirs, and say what the folder lacks.
+    const auto images = catchDatasetError([&] { loadImageSet(folder); });
+    ASSERT_TRUE(images);
+    EXPECT_FALSE(contains(images->problem(), "not a file")) << images->what();
+    EXPECT_NO_THROW(requireReadableKind(folder, InputShape::FileOrFolder));
+}
+
+TEST_F(InputKindTest, RegularFilesLinksToThemAndMissingPathsPass)
+{
+    const std::string p = writeFile("ok.csv", "x,y\n1,2\n3,5\n");
+    EXPECT_NO_THROW(requireReadableKind(p));
+    const std::string link = tempPath("link.csv");
+    std::filesystem::create_symlink(p, link);
+    EXPECT_NO_THROW(requireReadableKind(link));
+    EXPECT_EQ(loadSeries2D(link).meta().size, 2u);
+    // A missing path is each reader's to report in its own words ("no such file").
+    EXPECT_NO_THROW(requireReadableKind(tempPath("missing.csv")));
 }
 
 } // namespace
