@@ -552,6 +552,32 @@ void setDataOrigin(const RunArgs& a, const Workload& workload, SweepRequest& req
     }
 }
 
+/// Refuses --vector for a workload that reads none (it would be ignored) and a --device that names no device, before
+/// any file is read. Throws ParameterError naming the option.
+void checkVectorAndDevice(const RunArgs& a, const Workload& workload)
+{
+    if (!a.vector.empty() && !workload.takesVector()) {
+        std::string takers;
+        for (const auto& w : defaultRegistry().workloads())
+            if (w->takesVector())
+                takers += (takers.empty() ? "" : ", ") + w->id();
+        throw ParameterError("--vector: workload '" + workload.id() + "' takes no vector (only "
+            + (takers.empty() ? std::string("none") : takers) + " does)");
+    }
+    const int device = a.options.device;
+    if (device < 0)
+        throw ParameterError("--device " + std::to_string(device) + " is not a device ordinal (0, 1, ...)");
+    // Device 0, the default, stays valid without a GPU: the CPU variants still run and the CUDA ones say why not.
+    if (device > 0) {
+        const std::size_t count = device::cudaDevices().size();
+        if (static_cast<std::size_t>(device) >= count)
+            throw ParameterError("--device " + std::to_string(device) + ": this machine has "
+                + data::plural(count, "CUDA device")
+                + (count > 0 ? " (0.." + std::to_string(count - 1) + ")"
+                             : " (" + device::cudaUnavailableReason() + ")"));
+    }
+}
+
 /// The data origin of a run's arguments, as a user variant's worker rebuilds it.
 DataOrigin dataOrigin(const RunArgs& a)
 {
@@ -642,6 +668,7 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
                 request.variantIds.push_back(id);
         }
         onlyUserVariants = a.variants != "all" && request.variantIds.empty();
+        checkVectorAndDevice(a, *workload);
         setDataOrigin(a, *workload, request, err);
         plan = planSweep(request);
         // Only user variants chosen: the plan's empty list would mean every built-in one.

@@ -2,6 +2,7 @@
 
 #include "data/dataset_error.h"
 #include "data/host_memory.h"
+#include "data/input_file.h"
 #include "data/quote.h"
 
 #include <algorithm>
@@ -10,6 +11,8 @@
 #include <fstream>
 #include <hdf5.h>
 #include <mutex>
+#include <set>
+#include <sys/stat.h>
 
 namespace ks::data::h5 {
 
@@ -187,14 +190,91 @@ std::vector<FilterInfo> filtersOf(hid_t dataset)
     return result;
 }
 
-herr_t visitObject(hid_t, const char* name, const H5O_info_t* info, void* data)
+/// The memory type a fixed-length string of `width` bytes is read into. NULLPAD, not C_S1's NULLTERM: converting to
+/// NULLTERM of the same width writes a terminator over the last byte, so "abc" in three bytes would read as "ab".
+/// From SPACEPAD the conversion drops the trailing spaces; from NULLTERM and NULLPAD it stops at the first NUL; the
+/// reader then takes the bytes up to the first NUL or the full width.
+Id fixedStringMemoryType(hid_t fileType, std::size_t width)
 {
-    auto* out = static_cast<std::vector<std::pair<std::string, H5O_type_t>>*>(data);
-    std::string path("/");
-    if (std::strcmp(name, ".") != 0)
-        path.append(name);
-    out->emplace_back(std::move(path), info->type);
+    Id memType(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(memType.get(), width);
+    H5Tset_strpad(memType.get(), H5T_STR_NULLPAD);
+    H5Tset_cset(memType.get(), H5Tget_cset(fileType));
+    return memType;
+}
+
+struct LinkEntry {
+    std::string name;
+    H5L_type_t type;
+};
+
+herr_t collectLink(hid_t, const char* name, const H5L_info_t* info, void* data)
+{
+    static_cast<std::vector<LinkEntry>*>(data)->push_back({name, info->type});
     return 0;
+}
+
+/// What a file holds: the objects reached through hard links (each once, however many links lead to it) and the
+/// paths of soft and external links, which are not followed.
+struct Listing {
+    std::vector<std::pair<std::string, H5O_type_t>> objects; ///< "/" first, then depth first in name order
+    std::vector<std::string> links;
+};
+
+/// Lists the file as H5Ovisit does, but looks each link up in its own group: H5Ovisit finds every object again
+/// from the root, which costs the square of the nesting depth (a second per few hundred levels). False, with
+/// HDF5's error stack set, when a group cannot be read.
+bool listObjects(hid_t file, Listing& out)
+{
+    struct Frame {
+        Id group;
+        std::string path;
+        std::vector<LinkEntry> links;
+        std::size_t next = 0;
+    };
+    std::set<std::pair<unsigned long, haddr_t>> visited;
+    std::vector<Frame> stack;
+    const auto enter = [&](Id group, std::string path) {
+        if (!group.valid())
+            return false;
+        Frame frame {std::move(group), std::move(path), {}, 0};
+        hsize_t index = 0;
+        if (H5Literate(frame.group.get(), H5_INDEX_NAME, H5_ITER_INC, &index, collectLink, &frame.links) < 0)
+            return false;
+        stack.push_back(std::move(frame));
+        return true;
+    };
+    H5O_info_t root;
+    if (H5Oget_info_by_name2(file, "/", &root, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
+        return false;
+    visited.insert({root.fileno, root.addr});
+    out.objects.emplace_back("/", H5O_TYPE_GROUP);
+    if (!enter(Id(H5Gopen2(file, "/", H5P_DEFAULT), H5Gclose), "/"))
+        return false;
+    while (!stack.empty()) {
+        Frame& top = stack.back();
+        if (top.next == top.links.size()) {
+            stack.pop_back();
+            continue;
+        }
+        const LinkEntry link = top.links[top.next++];
+        std::string path = childPath(top.path, link.name);
+        if (link.type != H5L_TYPE_HARD) {
+            out.links.push_back(std::move(path));
+            continue;
+        }
+        H5O_info_t info;
+        if (H5Oget_info_by_name2(top.group.get(), link.name.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
+            return false;
+        if (!visited.insert({info.fileno, info.addr}).second)
+            continue;
+        out.objects.emplace_back(path, info.type);
+        // `top` is not used after this: entering a group may move the stack.
+        if (info.type == H5O_TYPE_GROUP
+            && !enter(Id(H5Gopen2(top.group.get(), link.name.c_str(), H5P_DEFAULT), H5Gclose), std::move(path)))
+            return false;
+    }
+    return true;
 }
 } // namespace
 
@@ -212,6 +292,10 @@ std::uint64_t DatasetInfo::elementCount() const
 bool looksLikeHdf5(const std::string& path)
 {
     static const unsigned char kSignature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    // Only a regular file can be HDF5; opening a FIFO to look would block until a writer comes.
+    struct stat status { };
+    if (::stat(path.c_str(), &status) != 0 || !S_ISREG(status.st_mode))
+        return false;
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return false;
@@ -266,6 +350,7 @@ File File::open(const std::string& path)
     std::error_code ec;
     if (!std::filesystem::exists(path, ec))
         throw DatasetError(path, "", "no such file");
+    requireReadableKind(path);
     LibraryLock lock;
     if (H5Fis_hdf5(path.c_str()) <= 0) {
         H5Eclear2(H5E_DEFAULT);
@@ -289,11 +374,11 @@ File File::create(const std::string& path)
 std::vector<std::string> File::groups() const
 {
     LibraryLock lock;
-    std::vector<std::pair<std::string, H5O_type_t>> objects;
-    if (H5Ovisit(m_id, H5_INDEX_NAME, H5_ITER_INC, visitObject, &objects) < 0)
+    Listing listing;
+    if (!listObjects(m_id, listing))
         fail("", "cannot list the file's contents: " + errorStack());
     std::vector<std::string> result;
-    for (auto& [path, type] : objects)
+    for (auto& [path, type] : listing.objects)
         if (type == H5O_TYPE_GROUP)
             result.push_back(path);
     return result;
@@ -302,13 +387,40 @@ std::vector<std::string> File::groups() const
 std::vector<DatasetInfo> File::datasets() const
 {
     LibraryLock lock;
-    std::vector<std::pair<std::string, H5O_type_t>> objects;
-    if (H5Ovisit(m_id, H5_INDEX_NAME, H5_ITER_INC, visitObject, &objects) < 0)
+    Listing listing;
+    if (!listObjects(m_id, listing))
         fail("", "cannot list the file's contents: " + errorStack());
     std::vector<DatasetInfo> result;
-    for (auto& [path, type] : objects)
+    for (auto& [path, type] : listing.objects)
         if (type == H5O_TYPE_DATASET)
             result.push_back(info(path));
+    return result;
+}
+
+bool Contents::hasDataset(const std::string& path) const
+{
+    return datasetSet.contains(path);
+}
+
+bool File::hasDataset(const Contents& contents, const std::string& path) const
+{
+    return contents.hasDataset(path) || (contents.links.contains(path) && hasDataset(path));
+}
+
+Contents File::contents() const
+{
+    LibraryLock lock;
+    Listing listing;
+    if (!listObjects(m_id, listing))
+        fail("", "cannot list the file's contents: " + errorStack());
+    Contents result;
+    for (auto& [path, type] : listing.objects)
+        if (type == H5O_TYPE_GROUP)
+            result.groups.push_back(std::move(path));
+        else if (type == H5O_TYPE_DATASET)
+            result.datasets.push_back(std::move(path));
+    result.datasetSet.insert(result.datasets.begin(), result.datasets.end());
+    result.links.insert(listing.links.begin(), listing.links.end());
     return result;
 }
 
@@ -323,32 +435,42 @@ std::vector<DatasetInfo> File::datasets(const std::string& group) const
 }
 
 namespace {
-/// The type of the object at `path`, or H5O_TYPE_UNKNOWN when there is none. Each link on the way is checked
-/// first, so a missing parent group is an answer, not an HDF5 error.
+/// The type of the object at `path`, or H5O_TYPE_UNKNOWN when there is none. Walks the path one link at a time from
+/// the group reached so far, so a missing parent group is an answer, not an HDF5 error, and a path of depth d costs d
+/// lookups (checking each prefix from the root would cost d² and make searches of deep files cubic).
 H5O_type_t objectTypeAt(hid_t file, const std::string& path)
 {
     if (path == "/")
         return H5O_TYPE_GROUP;
     if (path.empty() || path.front() != '/')
         return H5O_TYPE_UNKNOWN;
+    Id current;
+    hid_t location = file;
     std::size_t pos = 1;
     while (true) {
         const std::size_t next = path.find('/', pos);
-        const std::string prefix = path.substr(0, next);
-        if (H5Lexists(file, prefix.c_str(), H5P_DEFAULT) <= 0) {
+        const std::string name = path.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
+        if (name.empty() || H5Lexists(location, name.c_str(), H5P_DEFAULT) <= 0) {
             H5Eclear2(H5E_DEFAULT);
             return H5O_TYPE_UNKNOWN;
         }
-        if (next == std::string::npos)
-            break;
+        if (next == std::string::npos) {
+            H5O_info_t objectInfo;
+            if (H5Oget_info_by_name(location, name.c_str(), &objectInfo, H5P_DEFAULT) < 0) {
+                H5Eclear2(H5E_DEFAULT);
+                return H5O_TYPE_UNKNOWN;
+            }
+            return objectInfo.type;
+        }
+        Id child(H5Oopen(location, name.c_str(), H5P_DEFAULT), H5Oclose);
+        if (!child.valid() || H5Iget_type(child.get()) != H5I_GROUP) {
+            H5Eclear2(H5E_DEFAULT);
+            return H5O_TYPE_UNKNOWN;
+        }
+        current = std::move(child);
+        location = current.get();
         pos = next + 1;
     }
-    H5O_info_t objectInfo;
-    if (H5Oget_info_by_name(file, path.c_str(), &objectInfo, H5P_DEFAULT) < 0) {
-        H5Eclear2(H5E_DEFAULT);
-        return H5O_TYPE_UNKNOWN;
-    }
-    return objectInfo.type;
 }
 } // namespace
 
@@ -515,9 +637,7 @@ std::vector<std::string> File::readStrings(const std::string& path) const
     } else {
         const std::size_t width = H5Tget_size(fileType.get());
         requireHostMemory(static_cast<std::uint64_t>(width) * count, m_path, place, "reading the strings");
-        Id memType(H5Tcopy(H5T_C_S1), H5Tclose);
-        H5Tset_size(memType.get(), width);
-        H5Tset_cset(memType.get(), H5Tget_cset(fileType.get()));
+        Id memType = fixedStringMemoryType(fileType.get(), width);
         std::vector<char> raw(width * count);
         if (count > 0 && H5Dread(dataset.get(), memType.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()) < 0)
             fail(place, "read failed: " + errorStack());
@@ -631,7 +751,7 @@ std::string File::readStringAttribute(const std::string& objectPath, const std::
         return value;
     }
     const std::size_t width = H5Tget_size(fileType.get());
-    H5Tset_size(memType.get(), width);
+    memType = fixedStringMemoryType(fileType.get(), width);
     std::string value(width, '\0');
     if (H5Aread(attribute.get(), memType.get(), value.data()) < 0)
         fail(objectPath, "cannot read attribute '" + name + "': " + errorStack());

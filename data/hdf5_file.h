@@ -5,6 +5,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace ks::data::h5 {
@@ -19,6 +20,17 @@ struct DatasetInfo {
     bool chunked = false;
     std::vector<std::string> filters; ///< "gzip (1)", "shuffle (2)", "lzf (32000, not available)", ...
     std::uint64_t elementCount() const;
+};
+
+/// Every group and dataset in a file reached through hard links (as H5Ovisit lists them), in one pass linear in the
+/// number of objects: for searches that ask about many paths.
+struct Contents {
+    std::vector<std::string> groups; ///< "/" first, then depth first in name order
+    std::vector<std::string> datasets; ///< depth first in name order
+    std::unordered_set<std::string> datasetSet; ///< the same paths, for lookups
+    std::unordered_set<std::string> links; ///< soft and external links, not followed
+    /// A dataset reached through hard links.
+    bool hasDataset(const std::string& path) const;
 };
 
 /// An open HDF5 file. All HDF5 calls are serialised (Debian's library is not thread-safe), HDF5's own error
@@ -38,12 +50,16 @@ public:
 
     const std::string& path() const { return m_path; }
 
-    /// Every dataset in the file, depth first, in name order.
+    /// Every dataset in the file reached through hard links, depth first, in name order.
     std::vector<DatasetInfo> datasets() const;
     /// The datasets in `group` and the groups below it, in the same order.
     std::vector<DatasetInfo> datasets(const std::string& group) const;
     /// Every group in the file, "/" first.
     std::vector<std::string> groups() const;
+    /// The groups and datasets of the whole file in one pass (linear in the number of objects).
+    Contents contents() const;
+    /// A dataset at `path` in `contents`, or a soft or external link there that leads to one (resolved only then).
+    bool hasDataset(const Contents& contents, const std::string& path) const;
     bool hasDataset(const std::string& path) const;
     bool hasGroup(const std::string& path) const;
     DatasetInfo info(const std::string& path) const;

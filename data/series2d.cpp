@@ -5,6 +5,7 @@
 #include "data/hash.h"
 #include "data/hdf5_file.h"
 #include "data/host_memory.h"
+#include "data/input_file.h"
 #include "data/random.h"
 #include "data/reader_messages.h"
 #include "data/text_file.h"
@@ -78,18 +79,19 @@ Series2D readSeriesHdf5(const std::string& path, const ReadOptions& options)
     const h5::File file = h5::File::open(path);
     std::string group = options.h5Path;
     if (group.empty()) {
+        // One pass over the file's objects: asking the library about each group's x and y in turn walks every
+        // path from the root, which grows with the cube of the nesting depth.
+        const h5::Contents contents = file.contents();
         std::vector<std::string> candidates;
-        for (const auto& g : file.groups())
-            if (file.hasDataset(h5::childPath(g, "x")) && file.hasDataset(h5::childPath(g, "y")))
+        for (const auto& g : contents.groups)
+            if (file.hasDataset(contents, h5::childPath(g, "x")) && file.hasDataset(contents, h5::childPath(g, "y")))
                 candidates.push_back(g);
-        if (candidates.empty()) {
-            std::vector<std::string> datasets;
-            for (const auto& d : file.datasets())
-                datasets.push_back(d.path);
+        if (candidates.empty())
             file.fail("",
                 "no group holds datasets named x and y (the file has: "
-                    + (datasets.empty() ? std::string("no datasets") : listing(datasets, kDatasetsListed)) + ")");
-        }
+                    + (contents.datasets.empty() ? std::string("no datasets")
+                                                 : listing(contents.datasets, kDatasetsListed))
+                    + ")");
         if (candidates.size() > 1)
             file.fail("", "several groups hold x and y (" + listing(candidates) + "); choose one with --h5-path");
         group = candidates.front();
@@ -157,6 +159,7 @@ Dataset makeSeriesDataset(Series2D series, std::string name, std::string source)
 
 Dataset loadSeries2D(const std::string& path, const ReadOptions& options)
 {
+    requireReadableKind(path);
     Series2D series = h5::looksLikeHdf5(path) ? readSeriesHdf5(path, options) : readSeriesText(path, options);
     return makeSeriesDataset(std::move(series), baseName(path), path);
 }

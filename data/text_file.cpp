@@ -2,6 +2,7 @@
 
 #include "data/dataset_error.h"
 #include "data/host_memory.h"
+#include "data/input_file.h"
 
 #include <cerrno>
 #include <cstring>
@@ -68,6 +69,7 @@ std::string readTextFile(const std::string& path)
         throw DatasetError(path, "", "no such file");
     if (std::filesystem::is_directory(status))
         throw DatasetError(path, "", "is a directory, not a file");
+    requireReadableKind(path);
     if (hasGzipMagic(path))
         return readGzip(path);
 

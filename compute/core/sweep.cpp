@@ -179,6 +179,9 @@ SweepPlan planSweep(SweepRequest request)
                 throw ParameterError("size " + std::to_string(size) + " is outside the loaded dataset's 1.."
                     + std::to_string(request.dataset->meta().size));
     }
+    for (std::size_t i = 0; i < plan.sizes.size(); ++i)
+        workload.checkRun(plan.params, request.dataset ? &*request.dataset : nullptr,
+            plan.generators.empty() ? nullptr : &plan.generators[i], plan.sizes[i]);
     const auto& o = request.options;
     if (o.warmup < 0 || o.minRepetitions < 1 || o.maxRepetitions < o.minRepetitions || !(o.noiseTarget > 0.0)
         || !(o.timeLimitS > 0.0))

@@ -64,6 +64,13 @@ public:
     virtual std::string demoSizes() const { return {}; }
     virtual data::Dataset generate(const ParamSet& generator) const = 0;
     virtual data::Dataset load(const std::string& path, const data::ReadOptions& options) const = 0;
+    /// True when load() reads a second operand file (ReadOptions::vectorPath: spmv's x); otherwise --vector is refused.
+    virtual bool takesVector() const { return false; }
+    /// Refuses, with a ParameterError naming the parameter or the data, a run that would give no meaningful answer
+    /// or could not fit (linreg on constant x, sdh with more buckets than memory holds), before any variant runs.
+    /// planSweep calls it for each size: with the loaded `dataset` (whose first `size` elements that size runs on),
+    /// or with that size's `generator` settings when the data is generated. Nothing by default.
+    virtual void checkRun(const ParamSet&, const data::Dataset*, const ParamSet*, std::uint64_t) const { }
     /// The first `size` elements of a loaded dataset for size sweeps over a file; nullopt when not meaningful.
     virtual std::optional<data::Dataset> subset(const data::Dataset&, std::uint64_t) const { return std::nullopt; }
     /// False when the full reference would take too long (minutes) on this dataset: the runner then hands compare()

@@ -4,6 +4,7 @@
 #include "data/expression_table/table.h"
 #include "data/hash.h"
 #include "data/hdf5_file.h"
+#include "data/input_file.h"
 #include "data/text_file.h"
 
 #include <span>
@@ -42,6 +43,7 @@ Dataset makeExpressionDataset(ExpressionTable table, std::string name, std::stri
 
 Dataset loadExpressionTable(const std::string& path, const ReadOptions& options)
 {
+    requireReadableKind(path);
     ExpressionTable table
         = h5::looksLikeHdf5(path) ? readExpressionHdf5(path, options) : readExpressionText(path, options);
     return makeExpressionDataset(std::move(table), baseName(path), path);

@@ -4,6 +4,7 @@
 #include "data/dataset_error.h"
 #include "data/hash.h"
 #include "data/image_set.h"
+#include "data/input_file.h"
 #include "data/line_cursor.h"
 #include "data/reader_messages.h"
 #include "data/text_file.h"
@@ -165,6 +166,7 @@ Dataset makeImageDataset(ImageSet set, std::string name, std::string source)
 
 Dataset loadImageSet(const std::string& path, const ReadOptions& options)
 {
+    requireReadableKind(path, InputShape::FileOrFolder);
     std::error_code ec;
     if (fs::is_directory(path, ec)) {
         const std::string split = imageSplit(options, path);

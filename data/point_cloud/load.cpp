@@ -3,6 +3,7 @@
 #include "data/dataset_error.h"
 #include "data/hash.h"
 #include "data/hdf5_file.h"
+#include "data/input_file.h"
 #include "data/line_cursor.h"
 #include "data/point_cloud.h"
 #include "data/point_cloud/point_reader.h"
@@ -69,6 +70,7 @@ Dataset makePointDataset(PointCloud cloud, std::string name, std::string source)
 
 Dataset loadPointCloud(const std::string& path, const ReadOptions& options)
 {
+    requireReadableKind(path);
     std::string name = baseName(path);
     std::string lower = lowerCase(name);
     const bool hdf5Extension = lower.ends_with(".h5") || lower.ends_with(".hdf5");

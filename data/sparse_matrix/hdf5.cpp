@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <initializer_list>
 #include <limits>
 #include <optional>
@@ -40,10 +41,11 @@ std::string chooseGroup(const h5::File& file, const ReadOptions& options, std::v
     }
     std::vector<std::string> candidates;
     std::vector<std::pair<std::string, std::vector<std::string>>> partial; // groups holding some of the three
-    for (const auto& group : file.groups()) {
+    const h5::Contents contents = file.contents();
+    for (const auto& group : contents.groups) {
         std::vector<std::string> missing;
         for (const char* name : {"data", "indices", "indptr"})
-            if (!file.hasDataset(h5::childPath(group, name)))
+            if (!file.hasDataset(contents, h5::childPath(group, name)))
                 missing.emplace_back(name);
         if (missing.empty())
             candidates.push_back(group);
@@ -61,12 +63,10 @@ std::string chooseGroup(const h5::File& file, const ReadOptions& options, std::v
             file.fail("group " + partial.front().first,
                 "has no dataset named " + partial.front().second.front()
                     + " (a sparse group holds data, indices and indptr)");
-        std::vector<std::string> datasets;
-        for (const auto& d : file.datasets())
-            datasets.push_back(d.path);
         file.fail("",
             "no group holds the datasets data, indices and indptr of a sparse matrix (the file has: "
-                + (datasets.empty() ? std::string("no datasets") : listing(datasets, kGroupsListed)) + ")");
+                + (contents.datasets.empty() ? std::string("no datasets") : listing(contents.datasets, kGroupsListed))
+                + ")");
     }
     if (annData && std::find(candidates.begin(), candidates.end(), "/X") != candidates.end()) {
         std::vector<std::string> others;
@@ -82,15 +82,26 @@ std::string chooseGroup(const h5::File& file, const ReadOptions& options, std::v
             + "; choose one with --h5-path");
 }
 
+/// A whole number as it was stored: digits while they are exact in a double (below 2^53), else "1e+300". Casting a
+/// double beyond 2^64 to an integer is undefined and printed such a shape as 0.
+std::string wholeNumberText(double value)
+{
+    char text[32];
+    if (value < 9007199254740992.0)
+        std::snprintf(text, sizeof text, "%.0f", value);
+    else
+        std::snprintf(text, sizeof text, "%.6g", value);
+    return text;
+}
+
 std::uint64_t checkedExtent(double value, const h5::File& file, const std::string& place, const char* what)
 {
     if (!std::isfinite(value) || value < 0 || value != std::floor(value))
         file.fail(place, std::string("the ") + what + " is not a non-negative whole number");
     if (value > static_cast<double>(kMaxSparseDimension))
         file.fail(place,
-            std::string("the ") + what + " " + std::to_string(static_cast<unsigned long long>(value))
-                + " exceeds the largest supported dimension " + std::to_string(kMaxSparseDimension)
-                + " (indices are 32-bit)");
+            std::string("the ") + what + " " + wholeNumberText(value) + " exceeds the largest supported dimension "
+                + std::to_string(kMaxSparseDimension) + " (indices are 32-bit)");
     return static_cast<std::uint64_t>(value);
 }
 

@@ -4,6 +4,7 @@
 #include "data/dataset_error.h"
 #include "data/hash.h"
 #include "data/hdf5_file.h"
+#include "data/input_file.h"
 #include "data/sparse_matrix.h"
 #include "data/text_file.h"
 
@@ -79,6 +80,9 @@ Dataset makeSparseDataset(SparseSystem system, std::string name, std::string sou
 
 Dataset loadSparseMatrix(const std::string& path, const ReadOptions& options)
 {
+    requireReadableKind(path, InputShape::FileOrFolder);
+    if (!options.vectorPath.empty())
+        requireReadableKind(options.vectorPath);
     SparseSystem system;
     const std::filesystem::path file(path);
     const std::string leaf = file.filename().string();

@@ -4,6 +4,7 @@
 #include "data/delimited_text.h"
 #include "data/hdf5_file.h"
 #include "data/host_memory.h"
+#include "data/input_file.h"
 #include "data/line_cursor.h"
 #include "data/random.h"
 #include "data/reader_messages.h"
@@ -101,6 +102,7 @@ std::vector<double> generateVector(std::uint64_t length, std::uint64_t seed)
 
 std::vector<double> readVector(const std::string& path, const ReadOptions& options)
 {
+    requireReadableKind(path);
     return h5::looksLikeHdf5(path) ? readVectorHdf5(path, options) : readVectorText(path, options);
 }
 

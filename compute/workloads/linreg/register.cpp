@@ -4,7 +4,9 @@
 #include "compute/core/registry.h"
 #include "compute/workloads/linreg/linreg.h"
 #include "data/dataset_error.h"
+#include "data/number_text.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <mutex>
@@ -137,6 +139,31 @@ public:
     data::Dataset load(const std::string& path, const data::ReadOptions& options) const override
     {
         return data::loadSeries2D(path, options);
+    }
+
+    void checkRun(
+        const ParamSet&, const data::Dataset* dataset, const ParamSet* generator, std::uint64_t size) const override
+    {
+        // With every x equal, Σ(x − x̄)² is 0 and the slope 0/0: every variant would "agree" on NaN.
+        constexpr const char* kConstant = "x is constant: the slope is undefined";
+        if (dataset) {
+            const auto& x = dataset->as<data::Series2D>().x;
+            const auto end = x.begin() + static_cast<std::ptrdiff_t>(std::min<std::uint64_t>(size, x.size()));
+            if (x.begin() != end && std::all_of(x.begin(), end, [&](double v) { return v == x.front(); }))
+                throw ParameterError(std::string(kConstant) + " (" + dataset->meta().name + ": "
+                    + (end - x.begin() == 1 ? std::string("one point")
+                                            : "x = " + data::formatNumber(x.front()) + " in every point"
+                                + (size < x.size() ? " of the first " + std::to_string(size) : ""))
+                    + ")");
+        } else if (generator) {
+            const double offset = generator->real("x_offset");
+            if (generator->integer("n") < 2)
+                throw ParameterError(std::string(kConstant) + " (n=" + generator->text("n") + ": one point)");
+            // x = x_offset + x_span·u with u in [0, 1): a span below x_offset's last digit rounds every x to x_offset.
+            if (offset + generator->real("x_span") == offset)
+                throw ParameterError(std::string(kConstant) + " (x_span=" + generator->text("x_span")
+                    + " leaves every x at x_offset=" + generator->text("x_offset") + ")");
+        }
     }
 
     std::optional<data::Dataset> subset(const data::Dataset& dataset, std::uint64_t size) const override

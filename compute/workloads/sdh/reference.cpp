@@ -3,29 +3,62 @@
 // ⌊d / W⌋, counted exactly in 64 bits. The float64 CUDA variant that claims exact counts repeats these operations.
 #include "compute/core/errors.h"
 #include "compute/workloads/sdh/sdh.h"
+#include "data/host_memory.h"
+#include "data/number_text.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace ks::sdh {
 
-Buckets bucketsFor(const data::PointCloud& cloud, double width)
+double boundingDiagonal(const data::PointCloud& cloud, std::size_t points)
+{
+    double extent[3] = {0.0, 0.0, 0.0};
+    const std::vector<double>* axes[3] = {&cloud.x, &cloud.y, &cloud.z};
+    for (int a = 0; a < 3; ++a) {
+        const auto end = axes[a]->begin() + static_cast<std::ptrdiff_t>(std::min(points, axes[a]->size()));
+        if (end != axes[a]->begin()) {
+            const auto [lo, hi] = std::minmax_element(axes[a]->begin(), end);
+            extent[a] = *hi - *lo;
+        }
+    }
+    return std::sqrt((extent[0] * extent[0] + extent[1] * extent[1]) + extent[2] * extent[2]);
+}
+
+namespace {
+/// Four significant digits: enough for a refusal's figures.
+std::string shortNumber(double value)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.4g", value);
+    return text;
+}
+} // namespace
+
+Buckets checkedBuckets(double width, double diagonal, const std::string& diagonalSource)
 {
     if (!(width > 0.0))
         throw ParameterError("bucket_width must be positive");
-    double extent[3] = {0.0, 0.0, 0.0};
-    const std::vector<double>* axes[3] = {&cloud.x, &cloud.y, &cloud.z};
-    for (int a = 0; a < 3; ++a)
-        if (!axes[a]->empty()) {
-            const auto [lo, hi] = std::minmax_element(axes[a]->begin(), axes[a]->end());
-            extent[a] = *hi - *lo;
-        }
-    const double diagonal = std::sqrt((extent[0] * extent[0] + extent[1] * extent[1]) + extent[2] * extent[2]);
     const double buckets = std::floor(diagonal / width) + 1.0;
-    if (buckets > 1e8)
-        throw ParameterError("bucket_width " + std::to_string(width) + " makes " + std::to_string(buckets)
-            + " buckets for a diagonal of " + std::to_string(diagonal) + "; at most 10^8");
+    const double bytes = buckets * sizeof(std::uint64_t);
+    const std::uint64_t available = data::availableHostMemory();
+    if (buckets > kMaxBuckets || bytes > static_cast<double>(available)) {
+        const std::string copy
+            = bytes >= 1e18 ? shortNumber(bytes) + " bytes" : data::formatBytes(static_cast<std::uint64_t>(bytes));
+        const std::string limit = bytes > static_cast<double>(available)
+            ? "more than the " + data::formatBytes(available) + " of memory available"
+            : "at most 10^8 buckets";
+        throw ParameterError("bucket_width=" + shortNumber(width) + " makes " + shortNumber(buckets)
+            + " buckets (bounding-box diagonal " + shortNumber(diagonal) + ", " + diagonalSource + "): " + copy
+            + " per histogram copy, " + limit);
+    }
     return {width, static_cast<std::uint64_t>(buckets)};
+}
+
+Buckets bucketsFor(const data::PointCloud& cloud, double width)
+{
+    return checkedBuckets(width, boundingDiagonal(cloud, cloud.size()), "this cloud");
 }
 
 double bucketWidth(const ParamSet& params)

@@ -165,6 +165,22 @@ public:
         return Cost {24.0 * n, 10.0 * pairs, pairs, "pairs", Roof::Fp32};
     }
 
+    void checkRun(const ParamSet& params, const data::Dataset* dataset, const ParamSet* generator,
+        std::uint64_t size) const override
+    {
+        const double width = bucketWidth(params);
+        if (dataset) {
+            checkedBuckets(width, boundingDiagonal(dataset->as<data::PointCloud>(), size),
+                size < dataset->meta().size ? "its first " + std::to_string(size) + " points" : "this cloud");
+        } else if (generator) {
+            // The cloud is not made yet: uniform points lie in the box, so its diagonal is at most box·√3; a
+            // Gaussian cluster's points reach a few standard deviations past it, allowed for with 6σ a side.
+            const double box = generator->real("box");
+            const double margin = generator->text("shape") == "clusters" ? 12.0 * generator->real("spread") * box : 0.0;
+            checkedBuckets(width, (box + margin) * std::sqrt(3.0), "about, for box=" + generator->text("box"));
+        }
+    }
+
     bool fullReferenceAffordable(const data::Dataset& dataset, const ParamSet&) const override
     {
         return pairCount(dataset.as<data::PointCloud>().size()) <= kFullReferencePairs;

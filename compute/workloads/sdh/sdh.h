@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace ks {
@@ -32,6 +33,14 @@ struct Buckets {
     std::uint64_t count = 0;
 };
 Buckets bucketsFor(const data::PointCloud& cloud, double width);
+/// The bounding-box diagonal of a cloud's first `points` points (all of them when it has fewer).
+double boundingDiagonal(const data::PointCloud& cloud, std::size_t points);
+/// The histogram for a diagonal and a bucket width, or a ParameterError naming bucket_width when the width is not
+/// positive or the buckets would not fit: at most kMaxBuckets, and one copy (8 bytes a bucket) within the memory
+/// available now. `diagonalSource` says where the diagonal comes from ("this cloud", "about, for box=…").
+Buckets checkedBuckets(double width, double diagonal, const std::string& diagonalSource);
+/// The most buckets a histogram may have: 800 MB a copy, and the OpenMP variant keeps one a thread.
+constexpr double kMaxBuckets = 1e8;
 
 /// The `bucket_width` parameter.
 double bucketWidth(const ParamSet& params);

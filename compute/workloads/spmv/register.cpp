@@ -207,6 +207,11 @@ public:
         return data::makeSparseDataset(std::move(system), name, "generator: " + g.toString());
     }
 
+    bool takesVector() const override
+    {
+        return true;
+    }
+
     data::Dataset load(const std::string& path, const data::ReadOptions& options) const override
     {
         return data::loadSparseMatrix(path, options);
