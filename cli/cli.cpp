@@ -714,6 +714,11 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
     } catch (const std::logic_error& e) {
         err << "error: " << e.what() << '\n';
         return kExitBadInput;
+    } catch (const std::bad_alloc&) {
+        // A file that declares more than the process may hold (a size line, an HDF5 shape, a gzip bomb).
+        err << "error: " << (a.input.empty() ? std::string("the generated data") : a.input)
+            << ": out of memory while reading or making it (the process's memory limit, or the machine's)\n";
+        return kExitBadInput;
     }
 
     ObserverFanout fanout;

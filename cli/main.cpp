@@ -1,4 +1,5 @@
-// kernelscope-cli: the engine, headless. Ctrl-C cancels between repetitions and still writes what was measured.
+// kernelscope-cli: the engine, headless. Ctrl-C cancels between repetitions and still writes what was measured; a
+// second Ctrl-C exits at once.
 #include "cli/cli.h"
 
 #include <atomic>
@@ -6,13 +7,17 @@
 #include <csignal>
 #include <iostream>
 #include <thread>
+#include <unistd.h>
 
 namespace {
 std::atomic<bool> g_interrupted {false};
 
 extern "C" void onInterrupt(int)
 {
-    g_interrupted.store(true);
+    // The first signal asks the run to stop after the current repetition and write what it measured; a second one
+    // exits at once (outputs being written stay in their temporary files; the named files keep their old content).
+    if (g_interrupted.exchange(true))
+        _exit(ks::cli::kExitCancelled);
 }
 } // namespace
 
