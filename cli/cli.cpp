@@ -471,6 +471,7 @@ struct RunArgs {
     bool checkDeterminism = false;
     bool allowNonFinite = false;
     bool noCalibrate = false;
+    std::string memoryLimit; ///< --memory-limit: a budget of this run's own (4G, 512M)
     bool quiet = false;
     std::string kernels; ///< --kernel a.cu,b.cu: user kernels, run as user:<stem> in worker processes
     std::vector<std::string> nvrtcOptions;
@@ -595,6 +596,14 @@ DataOrigin dataOrigin(const RunArgs& a)
 
 int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop_token stop)
 {
+    if (!a.memoryLimit.empty()) {
+        try {
+            data::setMemoryLimit(data::parseByteSize(a.memoryLimit));
+        } catch (const std::invalid_argument& e) {
+            err << "error: --memory-limit " << e.what() << '\n';
+            return kExitBadInput;
+        }
+    }
     const auto& registry = defaultRegistry();
     const Workload* workload = registry.find(a.workload);
     if (!workload) {
@@ -1169,6 +1178,9 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
         "'deterministic'; '~' in the table when not); runs with state (cnn) are always replayed");
     run->add_flag("--allow-nonfinite", r.allowNonFinite, "Keep NaN/Inf values in input files instead of rejecting");
     run->add_flag("--no-calibrate", r.noCalibrate, "Skip the ceilings (no % of peak)");
+    run->add_option("--memory-limit", r.memoryLimit,
+        "Refuse inputs that would need more memory than this (4G, 512M); the machine's available memory, ulimit -v "
+        "and the cgroup's limit always apply");
     run->add_flag("--quiet,-q", r.quiet, "No progress on stderr");
     run->add_option("--kernel,-k", r.kernels,
         "User kernel files a.cu,b.cu (see new-kernel): each runs as user:<stem>, checked and timed like the built-in "

@@ -5,10 +5,27 @@
 
 namespace ks::data {
 
-/// Bytes of host memory available to allocate now (MemAvailable), used to refuse inputs before allocating.
+/// The memory budget: the bytes this process may still allocate now, the smallest of the machine's available memory
+/// (MemAvailable), the address-space limit's headroom (RLIMIT_AS, `ulimit -v`, less what the process maps now), its
+/// cgroup's headroom (memory.max less memory.current, cgroup v2 or v1) and the limit setMemoryLimit was given
+/// (`--memory-limit`). Readers and generators refuse inputs with it before allocating.
 std::uint64_t availableHostMemory();
 
-/// Throws DatasetError naming file and place when `bytes` would not fit in available host memory.
+/// Which of those limits the budget is now ("the machine's available memory", "the address-space limit (ulimit
+/// -v)", "the cgroup's memory.max", "--memory-limit"), for messages.
+std::string memoryBudgetSource();
+
+/// A limit of this process's own (0: none), as `--memory-limit` gives it.
+void setMemoryLimit(std::uint64_t bytes);
+
+/// "4G", "512M", "1.5GiB", "1000000" (bytes) as bytes; throws std::invalid_argument for anything else.
+std::uint64_t parseByteSize(const std::string& text);
+
+/// The cgroup headroom of a process whose /proc/self/cgroup text is `cgroupText`, with the cgroup file systems
+/// under `root` (normally /sys/fs/cgroup); the largest uint64 when no limit applies or nothing can be read.
+std::uint64_t cgroupHeadroom(const std::string& cgroupText, const std::string& root);
+
+/// Throws DatasetError naming file and place when `bytes` would not fit in the memory budget (and which limit it is).
 void requireHostMemory(std::uint64_t bytes, const std::string& file, const std::string& place, const std::string& what);
 
 /// a × b, or the largest uint64 when it overflows: sizes computed from a file's header ask for "too much memory" (or
