@@ -55,18 +55,13 @@ std::uint64_t numberIn(const std::string& path)
     }
 }
 
-/// RLIMIT_AS less the address space mapped now (VmSize).
+/// RLIMIT_AS less the address space mapped now.
 std::uint64_t addressSpaceHeadroom()
 {
     rlimit limit {};
     if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
         return kNoLimit;
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    std::uint64_t mapped = 0;
-    while (std::getline(status, line))
-        if (line.rfind("VmSize:", 0) == 0)
-            mapped = std::stoull(line.substr(7)) * 1024ULL;
+    const std::uint64_t mapped = mappedAddressSpace();
     const auto cap = static_cast<std::uint64_t>(limit.rlim_cur);
     return cap > mapped ? cap - mapped : 0;
 }
@@ -120,6 +115,16 @@ std::uint64_t cgroupHeadroom(const std::string& cgroupText, const std::string& r
         headroom = std::min(headroom, limit > used ? limit - used : 0);
     }
     return headroom;
+}
+
+std::uint64_t mappedAddressSpace()
+{
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmSize:", 0) == 0)
+            return std::stoull(line.substr(7)) * 1024ULL;
+    return 0;
 }
 
 std::uint64_t availableHostMemory()

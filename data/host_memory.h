@@ -15,6 +15,9 @@ std::uint64_t availableHostMemory();
 /// -v)", "the cgroup's memory.max", "--memory-limit"), for messages.
 std::string memoryBudgetSource();
 
+/// The address space this process maps now (VmSize), what RLIMIT_AS counts.
+std::uint64_t mappedAddressSpace();
+
 /// A limit of this process's own (0: none), as `--memory-limit` gives it.
 void setMemoryLimit(std::uint64_t bytes);
 

@@ -38,13 +38,7 @@ TEST(MemoryBudget, TheAddressSpaceLimitBindsInAChildThatHasOne)
         rlimit limit {};
         getrlimit(RLIMIT_AS, &limit);
         // 256 MiB more than mapped now: the budget is at most that, and says why.
-        std::ifstream status("/proc/self/status");
-        std::string line;
-        std::uint64_t mapped = 0;
-        while (std::getline(status, line))
-            if (line.rfind("VmSize:", 0) == 0)
-                mapped = std::stoull(line.substr(7)) * 1024ULL;
-        limit.rlim_cur = mapped + (256ULL << 20);
+        limit.rlim_cur = mappedAddressSpace() + (256ULL << 20);
         if (setrlimit(RLIMIT_AS, &limit) != 0)
             _exit(3);
         const bool ok
