@@ -69,16 +69,16 @@ std::uint64_t addressSpaceHeadroom()
 /// The smallest limit now and its name.
 std::pair<std::uint64_t, const char*> budget()
 {
-    std::pair<std::uint64_t, const char*> best {machineAvailable(), "the machine's available memory"};
+    std::pair<std::uint64_t, const char*> best {machineAvailable(), ""};
     const auto consider = [&best](std::uint64_t bytes, const char* name) {
         if (bytes < best.first)
             best = {bytes, name};
     };
-    consider(addressSpaceHeadroom(), "the address-space limit (ulimit -v)");
+    consider(addressSpaceHeadroom(), "ulimit -v");
     std::ifstream cgroup("/proc/self/cgroup");
     consider(cgroupHeadroom(std::string(std::istreambuf_iterator<char>(cgroup), std::istreambuf_iterator<char>()),
                  "/sys/fs/cgroup"),
-        "the cgroup's memory limit");
+        "cgroup limit");
     if (const std::uint64_t own = g_memoryLimit.load(); own != 0)
         consider(own, "--memory-limit");
     return best;
@@ -175,8 +175,8 @@ void requireHostMemory(std::uint64_t bytes, const std::string& file, const std::
     const auto [available, source] = budget();
     if (bytes > available)
         throw DatasetError(file, place,
-            what + " needs " + formatBytes(bytes) + " of memory but only " + formatBytes(available) + " is available ("
-                + source + ")");
+            what + " needs " + formatBytes(bytes) + " of memory but only " + formatBytes(available) + " is available"
+                + (*source ? std::string(" (") + source + ")" : std::string()));
 }
 
 std::uint64_t saturatingMul(std::uint64_t a, std::uint64_t b)

@@ -11,8 +11,8 @@ namespace ks::data {
 /// (`--memory-limit`). Readers and generators refuse inputs with it before allocating.
 std::uint64_t availableHostMemory();
 
-/// Which of those limits the budget is now ("the machine's available memory", "the address-space limit (ulimit
-/// -v)", "the cgroup's memory.max", "--memory-limit"), for messages.
+/// Which of those limits the budget is now, for messages: "ulimit -v", "cgroup limit", "--memory-limit", or empty
+/// for the machine's available memory.
 std::string memoryBudgetSource();
 
 /// The address space this process maps now (VmSize), what RLIMIT_AS counts.

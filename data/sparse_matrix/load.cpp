@@ -4,6 +4,7 @@
 #include "data/dataset_error.h"
 #include "data/hash.h"
 #include "data/hdf5_file.h"
+#include "data/host_memory.h"
 #include "data/input_file.h"
 #include "data/sparse_matrix.h"
 #include "data/text_file.h"
@@ -104,6 +105,9 @@ Dataset loadSparseMatrix(const std::string& path, const ReadOptions& options)
         system.x = readVector(options.vectorPath, vectorOptions);
         system.vectorSource = options.vectorPath;
     } else {
+        // Its length is the column count the file declares: refused here, naming the file, when it cannot fit.
+        requireHostMemory(saturatingMul(system.matrix.cols, sizeof(double)), path,
+            std::to_string(system.matrix.cols) + " columns", "generating its x");
         system.x = generateVector(system.matrix.cols, 1);
         system.vectorSource = "generated (seed 1)";
     }
