@@ -18,7 +18,8 @@ PointCloud parsePointText(std::string_view text, const std::string& file, const 
     text = withoutBom(text);
     // Its banner would pass for a header of names, and its index triples for points.
     if (text.substr(0, 14) == "%%MatrixMarket")
-        throw DatasetError(file, linePlace(1), "a Matrix Market file (a sparse matrix), not x y z points: spmv reads it");
+        throw DatasetError(
+            file, linePlace(1), "a Matrix Market file (a sparse matrix), not x y z points: spmv reads it");
     PointCloud cloud;
     cloud.storedType = "text";
     reservePoints(cloud, static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n')) + 1,
