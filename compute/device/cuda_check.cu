@@ -36,8 +36,10 @@ std::string freeMemoryNow(std::size_t needed)
     const std::string figures = freeMemoryNow(needed);
     if (needed > 0)
         throw DeviceOutOfMemory("out of device memory: " + figures);
-    throw DeviceOutOfMemory("out of device memory in " + std::string(expression) + " at " + placeOf(file, line)
-        + (figures.empty() ? std::string() : ": " + figures));
+    // A call whose size is not known here (cudaMallocHost's pinned host memory among them): CUDA's words, and the
+    // device's figures for what they may be worth.
+    throw DeviceOutOfMemory("cudaErrorMemoryAllocation (out of memory) in " + std::string(expression) + " at "
+        + placeOf(file, line) + (figures.empty() ? std::string() : " (the device has " + figures + ")"));
 }
 } // namespace
 
