@@ -123,9 +123,14 @@ std::pair<Outcome, std::string> failureOfCurrentException(const std::string& who
         return {Outcome::Skipped, e.what()};
     } catch (const ComputeError& e) {
         if (e.sticky()) {
-            // Said once, on this run's row; every later CUDA variant is skipped with the same words.
-            std::string report = brokenContextReport(e.cause().empty() ? e.what() : e.cause(), place);
-            device::markCudaUnusable(report);
+            // Said on the run that broke the context; every later CUDA variant is skipped with the same words, and a
+            // run that was already under way (an interleaved decision's other variants) fails with them too rather
+            // than naming itself as the cause.
+            std::string report = device::cudaUnusableReason();
+            if (report.empty()) {
+                report = brokenContextReport(e.cause().empty() ? e.what() : e.cause(), place);
+                device::markCudaUnusable(report);
+            }
             return {Outcome::Failed, std::move(report)};
         }
         return {Outcome::Failed, who + e.what()};

@@ -110,7 +110,8 @@ public:
     }
 };
 
-std::vector<Summary> sweep(const FaultWorkload& workload, std::vector<std::string> variants)
+std::vector<Summary> sweep(
+    const FaultWorkload& workload, std::vector<std::string> variants, std::vector<std::uint64_t> sizes = {})
 {
     FakeClock clock;
     Runner runner(clock);
@@ -118,6 +119,7 @@ std::vector<Summary> sweep(const FaultWorkload& workload, std::vector<std::strin
     SweepRequest request;
     request.workload = &workload;
     request.variantIds = std::move(variants);
+    request.sizes = std::move(sizes);
     request.options.warmup = 1;
     request.options.minRepetitions = 3;
     request.options.maxRepetitions = 3;
@@ -191,6 +193,27 @@ TEST(DeviceFaults, AStickyErrorIsReportedOnceAndEveryCudaVariantIsSkippedWithIts
             check(!unavailableReason(*workload.findVariant("gpu")).empty(), "the CUDA variant is listed unavailable");
             check(unavailableReason(*workload.findVariant("after")).empty(), "a CPU variant is still available");
             std::exit(failures == 0 ? 0 : 1);
+        },
+        ::testing::ExitedWithCode(0), "");
+}
+
+TEST(DeviceFaults, AStickyErrorAfterTheContextBrokeRepeatsTheFirstReport)
+{
+    // A run already under way when the context broke (an interleaved decision's other variant) meets a sticky error
+    // too: it fails with the first report, not naming itself as the cause. Here the same CPU-backed variant fails
+    // again at the next size.
+    EXPECT_EXIT(
+        {
+            const FaultWorkload workload;
+            const auto rows = sweep(workload, {"broken"}, {4096, 100});
+            const std::string report = "the CUDA context is broken (" + std::string(kIllegalAddress)
+                + ") after faults/broken at 4096: CUDA variants are unavailable until restart";
+            const bool ok = rows.size() == 2 && rows[0].outcome == Outcome::Failed && rows[0].message == report
+                && rows[1].outcome == Outcome::Failed && rows[1].message == report;
+            if (!ok)
+                for (const auto& s : rows)
+                    std::cerr << s.variant << " at " << s.size << ": " << s.message << '\n';
+            std::exit(ok ? 0 : 1);
         },
         ::testing::ExitedWithCode(0), "");
 }
