@@ -823,11 +823,18 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
             code = code == kExitOk ? kExitRunProblems : code;
         cancelled = cancelled || s.outcome == Outcome::Cancelled;
     }
-    // Interrupted says most; then a lost output, which the runs' own outcomes cannot show.
+    // The table shortens a failure's message: a broken CUDA context is said in full, once.
+    const std::string cudaBroken = device::cudaUnusableReason();
+    if (!cudaBroken.empty())
+        err << "error: " << cudaBroken << '\n';
+    // Interrupted says most; then a lost output, which the runs' own outcomes cannot show; then a broken context,
+    // which left the later CUDA variants unmeasured.
     if (cancelled)
         return kExitCancelled;
     if (outputFailed)
         return kExitOutputFailed;
+    if (!cudaBroken.empty())
+        return kExitCudaBroken;
     if (code == kExitOk && std::any_of(decisions.begin(), decisions.end(), [](const Decision& d) {
             return d.verdict == DecisionVerdict::Undecided;
         }))

@@ -19,6 +19,9 @@ enum ExitCode : int {
     kExitSlower = 3, ///< compare: a row got slower beyond --threshold
     kExitUndecided = 4, ///< run --decide: a pair reached no verdict before the limit (the line says why)
     kExitOutputFailed = 5, ///< run: an output file could not be written (a line says which; it keeps its old content)
+    /// run: a variant broke the CUDA context (a sticky error: illegal address, launch failure); one line says which,
+    /// the later CUDA variants were skipped, and everything measured is written
+    kExitCudaBroken = 6,
     kExitCancelled = 130, ///< interrupted; what was measured is still written
 };
 

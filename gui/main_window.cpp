@@ -434,6 +434,10 @@ void MainWindow::cancelRun()
 void MainWindow::onSummary(const ks::Summary& summary)
 {
     m_model->addSummary(summary);
+    // A variant broke the CUDA context: the list greys every CUDA variant with the reason the moment it happens.
+    if (const std::string broken = device::cudaUnusableReason(); !broken.empty())
+        if (m_variantPanel->refreshAvailability(currentWorkload()))
+            showStatus(QString::fromStdString(broken), true);
     if (isUserKernelId(QString::fromStdString(summary.variant)))
         m_kernelDock->recordSummary(summary);
     try {
@@ -463,6 +467,14 @@ void MainWindow::onFinished(const std::vector<ks::Summary>& summaries, bool canc
                        .arg(m_model->rowCount())
                        .arg(summaries.size()),
             counts.incorrect + counts.failed > 0);
+    // The report in full does not fit beside the counts: the status bar says it short, its tooltip in full (the
+    // variant list gives it in full too).
+    if (const std::string broken = device::cudaUnusableReason(); !broken.empty() && error.isEmpty()) {
+        showStatus(
+            tr("%1 — CUDA broken: its variants are unavailable until restart (hover for why)").arg(m_status->text()),
+            true);
+        m_status->setToolTip(QString::fromStdString(broken));
+    }
     Q_EMIT runFinished(cancelled);
     if (m_closeRequested) {
         close();

@@ -3,6 +3,7 @@
 #include "compute/core/clock_format.h"
 #include "compute/core/clock_sampler.h"
 #include "compute/core/compare.h"
+#include "compute/core/device_fault.h"
 #include "compute/core/errors.h"
 #include "compute/core/results_io.h"
 #include "compute/core/run_parts.h"
@@ -69,7 +70,8 @@ struct Contestant {
 
 void fail(Contestant& c)
 {
-    auto [outcome, message] = detail::failureOfCurrentException("variant " + c.request.variant->id + ": ");
+    auto [outcome, message] = detail::failureOfCurrentException("variant " + c.request.variant->id + ": ",
+        runPlace(c.request.workload->id(), c.request.variant->id, c.request.dataset.meta().size));
     c.live = false;
     c.stoppedWith = outcome;
     c.message = std::move(message);

@@ -23,7 +23,8 @@ void fillRates(Summary& s, const Cost& cost, const std::optional<Ceilings>& ceil
 std::shared_ptr<const Result> recordResult(
     Summary& s, PreparedRun& prepared, const RunRequest& request, bool cancelled);
 /// The outcome and message of the exception being handled (call inside a catch block); `who` prefixes the message.
-/// A sticky CUDA error marks CUDA unusable for the process.
-std::pair<Outcome, std::string> failureOfCurrentException(const std::string& who);
+/// A sticky CUDA error marks CUDA unusable for the process, and its message is the one report of that
+/// (brokenContextReport) naming `place`, the run that broke the context ("spmv/faulty at 4096").
+std::pair<Outcome, std::string> failureOfCurrentException(const std::string& who, const std::string& place);
 
 } // namespace ks::detail

@@ -3,6 +3,7 @@
 #include "compute/core/run_parts.h"
 
 #include "compute/core/clock_format.h"
+#include "compute/core/device_fault.h"
 #include "compute/core/errors.h"
 #include "compute/core/stats.h"
 #include "compute/core/version.h"
@@ -114,16 +115,24 @@ std::shared_ptr<const Result> recordResult(Summary& s, PreparedRun& prepared, co
     return result;
 }
 
-std::pair<Outcome, std::string> failureOfCurrentException(const std::string& who)
+std::pair<Outcome, std::string> failureOfCurrentException(const std::string& who, const std::string& place)
 {
     try {
         throw;
     } catch (const SkipRun& e) {
         return {Outcome::Skipped, e.what()};
     } catch (const ComputeError& e) {
-        if (e.sticky())
-            device::markCudaUnusable(
-                "the CUDA context is unusable after " + who + e.what() + " (restart to use CUDA again)");
+        if (e.sticky()) {
+            // Said on the run that broke the context; every later CUDA variant is skipped with the same words, and a
+            // run that was already under way (an interleaved decision's other variants) fails with them too rather
+            // than naming itself as the cause.
+            std::string report = device::cudaUnusableReason();
+            if (report.empty()) {
+                report = brokenContextReport(e.cause().empty() ? e.what() : e.cause(), place);
+                device::markCudaUnusable(report);
+            }
+            return {Outcome::Failed, std::move(report)};
+        }
         return {Outcome::Failed, who + e.what()};
     } catch (const data::DatasetError& e) {
         return {Outcome::Failed, who + e.what()};
@@ -345,7 +354,7 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
             return finish(Outcome::Incorrect, note);
         return finish(Outcome::Passed, note);
     } catch (...) {
-        auto [outcome, message] = detail::failureOfCurrentException(who);
+        auto [outcome, message] = detail::failureOfCurrentException(who, runPlace(workload.id(), variant.id, s.size));
         return finish(outcome, std::move(message));
     }
 }

@@ -1,4 +1,5 @@
 #include "compute/device/cublas_loader.cuh"
+#include "compute/device/cuda_check.cuh"
 #include "compute/device/dynamic_library.h"
 
 #include <mutex>
@@ -55,7 +56,10 @@ void throwOnCublasError(cublasStatus_t status, const char* expression, const cha
     if (auto pos = where.rfind("/compute/"); pos != std::string::npos)
         where = where.substr(pos + 1);
     const char* text = load().api.statusString ? load().api.statusString(status) : "unknown cuBLAS status";
-    throw ComputeError(std::string(text) + " in " + expression + " at " + where + ":" + std::to_string(line));
+    // The library's status hides a broken context behind "execution failed": ask CUDA.
+    const std::string broken = brokenContextCause();
+    throw ComputeError(
+        std::string(text) + " in " + expression + " at " + where + ":" + std::to_string(line), !broken.empty(), broken);
 }
 
 CublasHandle::CublasHandle(cudaStream_t stream)

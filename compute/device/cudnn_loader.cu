@@ -1,3 +1,4 @@
+#include "compute/device/cuda_check.cuh"
 #include "compute/device/cudnn_loader.cuh"
 #include "compute/device/dynamic_library.h"
 
@@ -83,7 +84,10 @@ void throwOnCudnnError(cudnnStatus_t status, const char* expression, const char*
     if (auto pos = where.rfind("/compute/"); pos != std::string::npos)
         where = where.substr(pos + 1);
     const char* text = load().api.errorString ? load().api.errorString(status) : "unknown cuDNN status";
-    throw ComputeError(std::string(text) + " in " + expression + " at " + where + ":" + std::to_string(line));
+    // The library's status hides a broken context behind "execution failed": ask CUDA.
+    const std::string broken = brokenContextCause();
+    throw ComputeError(
+        std::string(text) + " in " + expression + " at " + where + ":" + std::to_string(line), !broken.empty(), broken);
 }
 
 CudnnHandle::CudnnHandle(cudaStream_t stream)

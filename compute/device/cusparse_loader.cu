@@ -1,3 +1,4 @@
+#include "compute/device/cuda_check.cuh"
 #include "compute/device/cusparse_loader.cuh"
 #include "compute/device/dynamic_library.h"
 
@@ -70,7 +71,10 @@ void throwOnCusparseError(cusparseStatus_t status, const char* expression, const
     if (auto pos = where.rfind("/compute/"); pos != std::string::npos)
         where = where.substr(pos + 1);
     const char* text = load().api.errorString ? load().api.errorString(status) : "unknown cuSPARSE status";
-    throw ComputeError(std::string(text) + " in " + expression + " at " + where + ":" + std::to_string(line));
+    // The library's status hides a broken context behind "execution failed": ask CUDA.
+    const std::string broken = brokenContextCause();
+    throw ComputeError(
+        std::string(text) + " in " + expression + " at " + where + ":" + std::to_string(line), !broken.empty(), broken);
 }
 
 CusparseHandle::CusparseHandle(cudaStream_t stream)

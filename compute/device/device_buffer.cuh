@@ -4,6 +4,7 @@
 #include "compute/device/device_info.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <utility>
@@ -17,8 +18,13 @@ public:
     explicit DeviceBuffer(std::size_t count)
         : m_count(count)
     {
-        if (count > 0)
-            KS_CUDA_CHECK(cudaMalloc(&m_ptr, count * sizeof(T)));
+        if (count == 0)
+            return;
+        // A count whose bytes do not fit in size_t cannot be had on any device: said as the allocation it asks for.
+        if (count > SIZE_MAX / sizeof(T))
+            throw DeviceOutOfMemory("out of device memory: " + std::to_string(count) + " values of "
+                + std::to_string(sizeof(T)) + " bytes do not fit in the address space");
+        KS_CUDA_CHECK_ALLOC(cudaMalloc(&m_ptr, count * sizeof(T)), count * sizeof(T));
     }
     DeviceBuffer(DeviceBuffer&& o) noexcept
         : m_ptr(std::exchange(o.m_ptr, nullptr))

@@ -156,9 +156,10 @@ std::vector<DeviceInfo> cudaDevices()
 
 std::string cudaUnavailableReason()
 {
-    if (!query().reason.empty())
-        return query().reason;
-    return cudaUnusableReason();
+    // A broken context says most: it is why CUDA variants that ran a moment ago are skipped now.
+    if (std::string broken = cudaUnusableReason(); !broken.empty())
+        return broken;
+    return query().reason;
 }
 
 void selectDevice(int index)

@@ -16,6 +16,9 @@ std::vector<DeviceInfo> cudaDevices()
 
 std::string cudaUnavailableReason()
 {
+    // A context marked broken (only a test does it in a build without CUDA) is said as it would be with CUDA.
+    if (std::string broken = cudaUnusableReason(); !broken.empty())
+        return broken;
     return "built without CUDA (no nvcc at configure time)";
 }
 

@@ -61,7 +61,7 @@ L2Flusher::L2Flusher()
     int l2 = 0;
     KS_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
     m_bytes = std::max<std::size_t>(static_cast<std::size_t>(l2) * 2, 1u << 20);
-    KS_CUDA_CHECK(cudaMalloc(&m_buffer, m_bytes));
+    KS_CUDA_CHECK_ALLOC(cudaMalloc(&m_buffer, m_bytes), m_bytes);
 }
 
 L2Flusher::~L2Flusher()

@@ -120,6 +120,28 @@ void VariantPanel::setWorkload(const ks::Workload* workload)
     Q_EMIT selectionChanged();
 }
 
+bool VariantPanel::refreshAvailability(const ks::Workload* workload)
+{
+    if (!workload)
+        return false;
+    bool changed = false;
+    {
+        const QSignalBlocker block(m_tree);
+        for (const auto& v : workload->variants()) {
+            QTreeWidgetItem* item = itemFor(QString::fromStdString(v.id));
+            const QString reason = QString::fromStdString(ks::unavailableReason(v));
+            if (!item || reason.isEmpty() || item->data(0, kReasonRole).toString() == reason)
+                continue;
+            fillRow(item, QString::fromStdString(v.id), QString::fromStdString(v.name),
+                QString::fromLatin1(backendName(v.backend)), QString::fromStdString(v.technique), reason);
+            changed = true;
+        }
+    }
+    if (changed)
+        Q_EMIT selectionChanged();
+    return changed;
+}
+
 void VariantPanel::addUserKernel(const QString& id, const QString& path, const QString& reason)
 {
     {

@@ -29,6 +29,9 @@ public:
     void setCheckedVariants(const QStringList& ids);
     /// Every variant id of the workload, in order.
     QStringList allVariants() const;
+    /// Greys, with its reason, each built-in variant of `workload` that can no longer run (a variant broke the CUDA
+    /// context: every CUDA variant is unavailable until restart). True when a row changed.
+    bool refreshAvailability(const ks::Workload* workload);
     /// Why a variant cannot run here; empty when it can.
     QString unavailableReason(const QString& id) const;
     /// The equivalence margin for a decision, as a fraction (the spin box shows %).
