@@ -1,5 +1,6 @@
 // HDF5 point clouds: an N × 3 numeric dataset, or frames × N × 3 (a trajectory), read; an N × 3 float64 written.
 
+#include "data/atomic_file.h"
 #include "data/dataset_error.h"
 #include "data/hdf5_file.h"
 #include "data/point_cloud.h"
@@ -115,8 +116,10 @@ void writePointHdf5(const std::string& path, const PointCloud& cloud)
         interleaved[3 * i + 1] = cloud.y[i];
         interleaved[3 * i + 2] = cloud.z[i];
     }
-    h5::File file = h5::File::create(path);
-    file.writeDoubles("/points", interleaved, {cloud.size(), 3}, true);
+    writeFileAtomically(path, [&](AtomicFile& out) {
+        h5::File file = h5::File::create(out.temporaryPath());
+        file.writeDoubles("/points", interleaved, {cloud.size(), 3}, true);
+    });
 }
 
 } // namespace ks::data
