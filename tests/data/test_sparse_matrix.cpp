@@ -9,10 +9,12 @@
 
 #include "test_support.h"
 
+#include <chrono>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -639,6 +641,51 @@ TEST_F(SparseLoadTest, VectorOfTheWrongLength)
     options.vectorPath = x;
     EXPECT_TRUE(errorSays(
         catchDatasetError([&] { loadSparseMatrix(p, options); }), x, "", "the vector has 3 values but the matrix"));
+}
+
+TEST_F(SparseLoadTest, AVectorOfTheWrongLengthIsRefusedBeforeItsValuesAreRead)
+{
+    // Longer: refused at the first value too many, whatever follows (here text that is no number).
+    const std::string longer = writeFile("longer.txt", "1\n2\n3\n4\n5\nnot read\n");
+    EXPECT_TRUE(errorSays(catchDatasetError([&] { readVector(longer, {}, 4); }), longer, "line 5",
+        "the vector has more than 4 values but the matrix has 4 columns"));
+    // A plain file too small for the values: refused unread (its content would be an error too).
+    const std::string small = writeFile("small.txt", "1\n2\nxyz\n");
+    EXPECT_TRUE(errorSays(catchDatasetError([&] { readVector(small, {}, 100); }), small, "",
+        "the vector has at most 5 (8 B) values but the matrix has 100 columns"));
+    EXPECT_EQ(readVector(writeFile("exact.txt", "# x\n1\n\n2\n3\n4"), {}, 4), (std::vector<double> {1, 2, 3, 4}));
+    // HDF5: the extent is compared before any value is read (the values here are strings, an error if read).
+    const std::string h5path = tempPath("x.h5");
+    {
+        h5::File f = h5::File::create(h5path);
+        const std::vector<double> values(1000, 1.0);
+        f.writeDoubles("/x", values, {1000});
+    }
+    EXPECT_TRUE(errorSays(catchDatasetError([&] { readVector(h5path, {}, 999); }), h5path, "dataset /x",
+        "the vector has 1000 values but the matrix has 999 columns"));
+    EXPECT_EQ(readVector(h5path, {}, 1000).size(), 1000u);
+}
+
+TEST_F(SparseLoadTest, ALargeVectorOfTheWrongLengthIsRefusedAtOnce)
+{
+    // 64 MiB of values against a 4-column matrix: refused at line 5 without reading (or holding) the rest.
+    const std::string p = tempPath("small.mtx");
+    writeMatrixMarket(p, smallMatrix());
+    const std::string x = tempPath("big.txt");
+    {
+        std::ofstream out(x, std::ios::binary);
+        std::string lines;
+        for (int i = 0; i < (1 << 19); ++i)
+            lines += "1\n";
+        for (int i = 0; i < 64; ++i)
+            out << lines;
+    }
+    ReadOptions options;
+    options.vectorPath = x;
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_TRUE(errorSays(catchDatasetError([&] { loadSparseMatrix(p, options); }), x, "line 5",
+        "more than 4 values but the matrix has 4 columns"));
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(500));
 }
 
 TEST_F(SparseLoadTest, MexFolderIsNamedAfterTheFolder)
