@@ -69,7 +69,7 @@ bool growWithin(std::string& text, std::size_t more, std::uint64_t budget)
     if (needed <= text.capacity())
         return true;
     const std::uint64_t old = text.capacity();
-    std::uint64_t grown = std::max<std::uint64_t>({needed, old + old / 2, 1 << 20});
+    std::uint64_t grown = std::max<std::uint64_t>({needed, old + old / 2, 64 << 10});
     if (old + grown > budget)
         grown = budget > old ? budget - old : 0;
     if (grown < needed)
@@ -111,7 +111,7 @@ void requireTextFile(const std::string& path)
     requireReadableKind(path);
 }
 
-constexpr std::size_t kStreamChunk = 1 << 20;
+constexpr std::size_t kStreamChunk = 64 << 10;
 constexpr std::string_view kBom = "\xEF\xBB\xBF";
 } // namespace
 
