@@ -40,9 +40,13 @@ Series2D readSeriesText(const std::string& path, const ReadOptions& options)
     const std::string text = readTextFile(path);
     Series2D series;
     bool sawRow = false;
-    // Roughly one point per 8 bytes is an upper bound on what the text can hold.
-    series.x.reserve(std::min<std::size_t>(text.size() / 8 + 1, 1u << 24));
-    series.y.reserve(series.x.capacity());
+    // At most one point per line: x and y for each, checked against the memory budget before parsing, reserved so
+    // that they never grow (growing holds the old arrays and the new at once).
+    const std::uint64_t lines = static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+    requireHostMemory(
+        saturatingMul(lines, 2 * sizeof(double)), path, "", "reading up to " + std::to_string(lines) + " rows");
+    series.x.reserve(lines);
+    series.y.reserve(lines);
     parseDelimitedText(text, path, {}, [&](TextRow& row) {
         if (!sawRow) {
             sawRow = true;

@@ -107,6 +107,10 @@ struct SparseGenerator {
     std::uint64_t bandwidth = 3; ///< Banded
     std::uint64_t seed = 1;
 };
+/// What generateSparse allocates for these parameters, estimated before anything is (the expected non-zeros and the
+/// row arrays), with `withVector` the x generateVector makes for it too; DatasetError for parameters it refuses.
+std::uint64_t sparseGeneratorBytes(const SparseGenerator& generator, bool withVector = false);
+/// Refuses (DatasetError) parameters whose matrix does not fit in the memory budget before allocating.
 CsrMatrix generateSparse(const SparseGenerator& generator);
 
 /// The x vector generated from a seed: uniform in [−1, 1), the same for every variant and repetition.

@@ -5,6 +5,7 @@
 #include "data/dataset.h"
 #include "data/dataset_error.h"
 #include "data/hdf5_file.h"
+#include "data/host_memory.h"
 #include "data/sparse_matrix.h"
 
 #include "test_support.h"
@@ -80,6 +81,30 @@ std::string property(const Dataset& d, const std::string& key)
 }
 
 // --- the Laplacians and the band ----------------------------------------------------------------------------------
+
+TEST(SparseGeneratorTest, WhatItWillAllocateIsEstimatedAndRefusedBeforeAllocating)
+{
+    SparseGenerator g;
+    g.rows = 10'000;
+    g.cols = 20'000;
+    g.density = 0.01;
+    // 2,000,000 expected entries of 12 bytes and 10,001 row pointers; x adds 20,000 doubles.
+    EXPECT_EQ(sparseGeneratorBytes(g), 2'000'000u * 12 + 10'001u * 8);
+    EXPECT_EQ(sparseGeneratorBytes(g, true) - sparseGeneratorBytes(g), 20'000u * 8);
+    g.pattern = SparsePattern::Laplacian3d;
+    g.side = 10;
+    EXPECT_EQ(sparseGeneratorBytes(g, true), 7'000u * 12 + 1'001u * 8 + 1'000u * 8);
+    g.pattern = SparsePattern::Uniform;
+    setMemoryLimit(4 << 20);
+    const auto error = test::catchDatasetError([&] { generateSparse(g); });
+    setMemoryLimit(0);
+    ASSERT_TRUE(error);
+    EXPECT_EQ(error->file(), "generator");
+    EXPECT_TRUE(test::contains(error->what(),
+        "the matrix needs 22.96 MiB of memory but only 4.00 MiB is available "
+        "(--memory-limit)"))
+        << error->what();
+}
 
 TEST(SparseGeneratorTest, Laplacian2dStructure)
 {
