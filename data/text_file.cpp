@@ -174,10 +174,15 @@ bool TextStream::fill()
     // What is handed out is moved to the front first, so the buffer holds one chunk and the line being read.
     m_buffer.erase(0, m_pos);
     m_pos = 0;
-    if (m_buffer.size() + kStreamChunk > m_buffer.capacity()
-        && !growWithin(m_buffer, kStreamChunk, availableHostMemory()))
-        throw DatasetError(m_path, "line " + std::to_string(m_number + 1),
-            "a line of " + formatBytes(m_buffer.size()) + " without an end does not fit in the memory budget");
+    if (m_buffer.size() + kStreamChunk > m_buffer.capacity()) {
+        const std::uint64_t budget = availableHostMemory();
+        if (!growWithin(m_buffer, kStreamChunk, budget)) {
+            const std::string source = memoryBudgetSource();
+            throw DatasetError(m_path, "line " + std::to_string(m_number + 1),
+                "a line of " + formatBytes(m_buffer.size()) + " without an end does not fit in the memory budget of "
+                    + formatBytes(budget) + (source.empty() ? std::string() : " (" + source + ")"));
+        }
+    }
     const std::size_t old = m_buffer.size();
     m_buffer.resize(old + kStreamChunk);
     const int got = gzread(static_cast<gzFile>(m_file), m_buffer.data() + old, kStreamChunk);
