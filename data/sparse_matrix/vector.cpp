@@ -23,11 +23,15 @@ namespace {
 constexpr std::uint64_t kVectorStream = 5ULL << 40;
 constexpr const char* kGenerator = "generator";
 
-/// "x must have one value per column" for a vector of `found` values (more than, with `more`) against `columns`.
+/// "x must have one value per column", after what was found ("the vector has 3 values").
 std::string wrongLength(const std::string& found, std::uint64_t columns)
 {
-    return "the vector has " + found + " values but the matrix has " + std::to_string(columns)
-        + " columns; x must have one value per column";
+    return found + " but the matrix has " + std::to_string(columns) + " columns; x must have one value per column";
+}
+
+std::string vectorHas(const std::string& count)
+{
+    return "the vector has " + count + " values";
 }
 
 /// Read a line at a time, so a vector longer than the matrix is refused at the first value too many, and only the
@@ -43,8 +47,9 @@ std::vector<double> readVectorText(
         const std::uint64_t atMost = lines.remainingBound() / 2 + 1;
         if (!lines.compressed() && *columns > atMost)
             throw DatasetError(path, "",
-                wrongLength(
-                    "at most " + std::to_string(atMost) + " (" + formatBytes(lines.fileSize()) + ")", *columns));
+                wrongLength("a file of " + formatBytes(lines.fileSize()) + " holds at most " + std::to_string(atMost)
+                        + " values",
+                    *columns));
         requireHostMemory(
             saturatingMul(*columns, sizeof(double)), path, "", "the vector of " + std::to_string(*columns) + " values");
         x.reserve(static_cast<std::size_t>(*columns));
@@ -57,8 +62,8 @@ std::vector<double> readVectorText(
         if (field.empty() || field.front() == '#')
             continue;
         if (columns && x.size() == *columns)
-            throw DatasetError(
-                path, linePlace(lines.number()), wrongLength("more than " + std::to_string(*columns), *columns));
+            throw DatasetError(path, linePlace(lines.number()),
+                wrongLength(vectorHas("more than " + std::to_string(*columns)), *columns));
         // Growing holds the old values and twice as many at once.
         if (x.size() == x.capacity())
             requireHostMemory(saturatingMul(x.size() + 1, 3 * sizeof(double)), path, linePlace(lines.number()),
@@ -70,7 +75,7 @@ std::vector<double> readVectorText(
     if (x.empty())
         throw DatasetError(path, "", !anyLine ? "empty file: no values" : "no values (only blank and comment lines)");
     if (columns && x.size() != *columns)
-        throw DatasetError(path, "", wrongLength(std::to_string(x.size()), *columns));
+        throw DatasetError(path, "", wrongLength(vectorHas(std::to_string(x.size())), *columns));
     x.shrink_to_fit();
     return x;
 }
@@ -113,7 +118,7 @@ std::vector<double> readVectorHdf5(
         file.fail(place, "is empty: no values");
     // The extent is metadata: a vector of the wrong length is refused before its values are read.
     if (columns && info.dims[0] != *columns)
-        file.fail(place, wrongLength(std::to_string(info.dims[0]), *columns));
+        file.fail(place, wrongLength(vectorHas(std::to_string(info.dims[0])), *columns));
     std::vector<double> x = file.readDoubles(dataset, 1, false);
     for (std::size_t i = 0; i < x.size(); ++i)
         checkFinite(x[i], path, place + ", element " + std::to_string(i), options);

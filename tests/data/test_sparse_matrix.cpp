@@ -677,7 +677,7 @@ TEST_F(SparseLoadTest, AVectorOfTheWrongLengthIsRefusedBeforeItsValuesAreRead)
     // A plain file too small for the values: refused unread (its content would be an error too).
     const std::string small = writeFile("small.txt", "1\n2\nxyz\n");
     EXPECT_TRUE(errorSays(catchDatasetError([&] { readVector(small, {}, 100); }), small, "",
-        "the vector has at most 5 (8 B) values but the matrix has 100 columns"));
+        "a file of 8 B holds at most 5 values but the matrix has 100 columns"));
     EXPECT_EQ(readVector(writeFile("exact.txt", "# x\n1\n\n2\n3\n4"), {}, 4), (std::vector<double> {1, 2, 3, 4}));
     // HDF5: the extent is compared before any value is read (the values here are strings, an error if read).
     const std::string h5path = tempPath("x.h5");
