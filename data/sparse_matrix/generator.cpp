@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <limits>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <numeric>
 #include <string>
