@@ -1077,6 +1077,7 @@ int workerCommand(std::istream& in, std::ostream& out, std::ostream& err, std::s
         err << "error: unreadable worker request: " << e.what() << '\n';
         return kExitBadInput;
     }
+    data::setMemoryLimit(w.memoryLimit);
     const Workload* workload = defaultRegistry().find(w.workload);
     if (!workload) {
         err << "error: unknown workload '" << w.workload << "'\n";

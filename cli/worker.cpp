@@ -1,6 +1,7 @@
 #include "cli/worker.h"
 
 #include "compute/core/results_io.h"
+#include "data/host_memory.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -28,7 +29,8 @@ nlohmann::ordered_json toJson(const WorkerRequest& r)
             {{"warmup", o.warmup}, {"min_reps", o.minRepetitions}, {"max_reps", o.maxRepetitions},
                 {"noise_target", o.noiseTarget}, {"time_limit_s", o.timeLimitS}, {"flush_l2", o.flushL2},
                 {"device", o.device}, {"check_determinism", o.checkDeterminism}}},
-        {"no_calibrate", r.noCalibrate}, {"kernel", r.kernel}, {"nvrtc_options", r.nvrtcOptions}, {"run_id", r.runId}};
+        {"no_calibrate", r.noCalibrate}, {"kernel", r.kernel}, {"nvrtc_options", r.nvrtcOptions}, {"run_id", r.runId},
+        {"memory_limit", r.memoryLimit}};
 }
 
 WorkerRequest workerRequestFromJson(const nlohmann::ordered_json& j)
@@ -55,6 +57,7 @@ WorkerRequest workerRequestFromJson(const nlohmann::ordered_json& j)
     r.kernel = j.at("kernel").get<std::string>();
     r.nvrtcOptions = j.at("nvrtc_options").get<std::vector<std::string>>();
     r.runId = j.at("run_id").get<std::string>();
+    r.memoryLimit = j.value("memory_limit", std::uint64_t {0});
     return r;
 }
 
@@ -329,6 +332,8 @@ std::vector<Summary> runSweepWithUserKernels(const SweepPlan& plan, const std::v
             w.kernel = entry.kernel;
             w.nvrtcOptions.insert(w.nvrtcOptions.end(), entry.nvrtcOptions.begin(), entry.nvrtcOptions.end());
             w.runId = runId;
+            // The parent's own budget, whichever face set it (the CLI's --memory-limit, the app's).
+            w.memoryLimit = data::memoryLimit();
             const Summary base = failedSweepRow(plan, *entry.variant, size, runId, {});
             Summary s = runInWorker(workerArgv(), w, base, observer, stop);
             observer.onSummary(s);

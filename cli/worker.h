@@ -30,6 +30,8 @@ struct DataOrigin {
     std::vector<std::string> params; ///< --param arguments as given (key=value)
     bool noCalibrate = false;
     std::vector<std::string> nvrtcOptions;
+    /// The parent's --memory-limit in bytes (0: none): the worker builds the dataset under the same budget.
+    std::uint64_t memoryLimit = 0;
 };
 
 /// What a worker needs to redo the parent's run of one user variant at one size: the dataset's origin, the run's

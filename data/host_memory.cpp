@@ -142,6 +142,11 @@ void setMemoryLimit(std::uint64_t bytes)
     g_memoryLimit.store(bytes);
 }
 
+std::uint64_t memoryLimit()
+{
+    return g_memoryLimit.load();
+}
+
 std::uint64_t parseByteSize(const std::string& text)
 {
     std::size_t used = 0;

@@ -20,6 +20,8 @@ std::uint64_t mappedAddressSpace();
 
 /// A limit of this process's own (0: none), as `--memory-limit` gives it.
 void setMemoryLimit(std::uint64_t bytes);
+/// The limit setMemoryLimit gave (0: none), for the worker processes this one starts.
+std::uint64_t memoryLimit();
 
 /// "4G", "512M", "1.5GiB", "1000000" (bytes) as bytes; throws std::invalid_argument for anything else.
 std::uint64_t parseByteSize(const std::string& text);

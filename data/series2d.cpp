@@ -1,5 +1,6 @@
 #include "data/series2d.h"
 
+#include "data/atomic_file.h"
 #include "data/dataset_error.h"
 #include "data/delimited_text.h"
 #include "data/hash.h"
@@ -39,9 +40,13 @@ Series2D readSeriesText(const std::string& path, const ReadOptions& options)
     const std::string text = readTextFile(path);
     Series2D series;
     bool sawRow = false;
-    // Roughly one point per 8 bytes is an upper bound on what the text can hold.
-    series.x.reserve(std::min<std::size_t>(text.size() / 8 + 1, 1u << 24));
-    series.y.reserve(series.x.capacity());
+    // At most one point per line: x and y for each, checked against the memory budget before parsing, reserved so
+    // that they never grow (growing holds the old arrays and the new at once).
+    const std::uint64_t lines = static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+    requireHostMemory(
+        saturatingMul(lines, 2 * sizeof(double)), path, "", "reading up to " + std::to_string(lines) + " rows");
+    series.x.reserve(lines);
+    series.y.reserve(lines);
     parseDelimitedText(text, path, {}, [&](TextRow& row) {
         if (!sawRow) {
             sawRow = true;
@@ -166,33 +171,33 @@ Dataset loadSeries2D(const std::string& path, const ReadOptions& options)
 
 void writeSeriesCsv(const std::string& path, const Series2D& series)
 {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out)
-        throw DatasetError(path, "", "cannot open for writing");
-    out << csvLine({series.xName, series.yName}) << '\n';
-    char buffer[64];
-    for (std::size_t i = 0; i < series.x.size(); ++i) {
-        // %.17g round-trips every double exactly.
-        std::snprintf(buffer, sizeof buffer, "%.17g,%.17g\n", series.x[i], series.y[i]);
-        out << buffer;
-    }
-    if (!out)
-        throw DatasetError(path, "", "write failed (disk full?)");
+    writeFileAtomically(path, [&series](AtomicFile& file) {
+        std::ostream& out = file.stream();
+        out << csvLine({series.xName, series.yName}) << '\n';
+        char buffer[64];
+        for (std::size_t i = 0; i < series.x.size(); ++i) {
+            // %.17g round-trips every double exactly.
+            std::snprintf(buffer, sizeof buffer, "%.17g,%.17g\n", series.x[i], series.y[i]);
+            out << buffer;
+        }
+    });
 }
 
 void writeSeriesHdf5(const std::string& path, const Series2D& series, bool asFloat32)
 {
-    h5::File file = h5::File::create(path);
-    const std::uint64_t n = series.x.size();
-    if (asFloat32) {
-        std::vector<float> xs(series.x.begin(), series.x.end());
-        std::vector<float> ys(series.y.begin(), series.y.end());
-        file.writeFloats("/x", xs, {n}, true);
-        file.writeFloats("/y", ys, {n}, true);
-    } else {
-        file.writeDoubles("/x", series.x, {n}, true);
-        file.writeDoubles("/y", series.y, {n}, true);
-    }
+    writeFileAtomically(path, [&series, asFloat32](AtomicFile& out) {
+        h5::File file = h5::File::create(out.temporaryPath());
+        const std::uint64_t n = series.x.size();
+        if (asFloat32) {
+            std::vector<float> xs(series.x.begin(), series.x.end());
+            std::vector<float> ys(series.y.begin(), series.y.end());
+            file.writeFloats("/x", xs, {n}, true);
+            file.writeFloats("/y", ys, {n}, true);
+        } else {
+            file.writeDoubles("/x", series.x, {n}, true);
+            file.writeDoubles("/y", series.y, {n}, true);
+        }
+    });
 }
 
 Series2D generateSeries(const SeriesGenerator& g)

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,8 +79,11 @@ void writeMatrixMarket(const std::string& path, const CsrMatrix& matrix);
 
 /// Reads the spmv x vector: one value per line (text, gzip allowed; blank lines and # comments skipped), or an
 /// HDF5 1-D numeric dataset (ReadOptions::h5Path or the file's only one outside a sparse group). Errors name the line
-/// or dataset.
-std::vector<double> readVector(const std::string& path, const ReadOptions& options = {});
+/// or dataset. With `columns` (the matrix's column count) a vector of another length is refused as early as it shows:
+/// an HDF5 dataset by its extent before any value is read, a plain text file too small to hold that many values before
+/// reading, a longer text at the first value too many; the memory for `columns` values is checked first.
+std::vector<double> readVector(
+    const std::string& path, const ReadOptions& options = {}, std::optional<std::uint64_t> columns = std::nullopt);
 
 /// The generators behind the built-in spmv data.
 enum class SparsePattern {
@@ -103,6 +107,10 @@ struct SparseGenerator {
     std::uint64_t bandwidth = 3; ///< Banded
     std::uint64_t seed = 1;
 };
+/// What generateSparse allocates for these parameters, estimated before anything is (the expected non-zeros and the
+/// row arrays), with `withVector` the x generateVector makes for it too; DatasetError for parameters it refuses.
+std::uint64_t sparseGeneratorBytes(const SparseGenerator& generator, bool withVector = false);
+/// Refuses (DatasetError) parameters whose matrix does not fit in the memory budget before allocating.
 CsrMatrix generateSparse(const SparseGenerator& generator);
 
 /// The x vector generated from a seed: uniform in [−1, 1), the same for every variant and repetition.

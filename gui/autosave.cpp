@@ -53,8 +53,14 @@ void Autosave::append(const Summary& summary)
 {
     if (!isOn())
         return;
-    m_csv->append(summary);
-    m_workspace->append(summary);
+    try {
+        m_csv->append(summary);
+        m_workspace->append(summary);
+    } catch (...) {
+        // Reported once: the session's files keep every whole row written so far, and nothing more is tried.
+        end();
+        throw;
+    }
 }
 
 void Autosave::appendDecisions(const std::vector<Decision>& decisions)

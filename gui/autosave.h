@@ -30,7 +30,8 @@ public:
     /// Throws std::runtime_error naming the file when it cannot write; autosave is then off until the next begin.
     void begin(const QString& stamp, const Workspace& workspace);
     /// Appends a Summary to the session's CSV and workspace; nothing when no session is on. Throws
-    /// std::runtime_error naming the file when a write fails.
+    /// std::runtime_error naming the file when a write fails, and ends the session (the CSV ends at its last whole
+    /// row; later appends write nothing, so a full disk is reported once).
     void append(const Summary& summary);
     /// Appends a decision run's verdicts to the session's workspace (the CSV has no place for them); nothing when no
     /// session is on. Throws std::runtime_error naming the file when the write fails.

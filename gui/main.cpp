@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "compute/core/registry.h"
 #include "compute/core/version.h"
+#include "data/host_memory.h"
 #include "gui/charts/chart_view.h"
 #include "gui/loaded_results.h"
 #include "gui/main_window.h"
@@ -14,6 +15,7 @@
 #include <QTabWidget>
 #include <QTimer>
 #include <iostream>
+#include <stdexcept>
 #include <string_view>
 
 int main(int argc, char** argv)
@@ -47,11 +49,23 @@ int main(int argc, char** argv)
     const QCommandLineOption param(QStringLiteral("param"),
         QStringLiteral("A run or reader parameter, as kernelscope-cli takes it (e.g. zeros=replace; repeatable)"),
         QStringLiteral("key=value"));
-    parser.addOptions({demo, theme, workload, screenshot, kernel, param});
+    const QCommandLineOption memoryLimit(QStringLiteral("memory-limit"),
+        QStringLiteral("A memory budget of the app's own (4G, 512M): larger inputs are refused before they are read "
+                       "(also under Run settings)"),
+        QStringLiteral("SIZE"));
+    parser.addOptions({demo, theme, workload, screenshot, kernel, param, memoryLimit});
     parser.addPositionalArgument(QStringLiteral("file"),
         QStringLiteral("A dataset file to open, or a results file kernelscope-cli wrote (--json, --csv)"),
         QStringLiteral("[file]"));
     parser.process(app);
+    if (parser.isSet(memoryLimit)) {
+        try {
+            ks::data::setMemoryLimit(ks::data::parseByteSize(parser.value(memoryLimit).toStdString()));
+        } catch (const std::invalid_argument& e) {
+            std::cerr << "kernelscope: --memory-limit " << e.what() << '\n';
+            return 2;
+        }
+    }
 
     ks::gui::MainWindow window;
     if (parser.isSet(theme))

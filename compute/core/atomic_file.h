@@ -1,69 +1,15 @@
 #pragma once
 
-#include <memory>
-#include <ostream>
-#include <stdexcept>
-#include <string>
+// The output files of compute/, the CLI and the GUI are written as data/'s writers write theirs: the class lives in
+// data/ (the lowest layer that writes files) and keeps its names here.
+
+#include "data/atomic_file.h"
 
 namespace ks {
 
-/// An output file that could not be checked, created, written or put in place; the message names the file.
-class OutputError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
-/// Why an output cannot be written at `path`, or empty when it can: it must be absent or a regular file, in an
-/// existing folder this process may create files in. A symbolic link is refused ("a symbolic link to …") unless
-/// `followLinks`, which judges the file the link leads to instead; a device, FIFO, socket or folder is always
-/// refused. Touches nothing: nothing is opened, created or removed.
-std::string outputProblem(const std::string& path, bool followLinks);
-
-/// The file an output at `path` replaces: `path` itself, or with `followLinks` what its symbolic links lead to.
-std::string outputTarget(const std::string& path, bool followLinks);
-
-/// An output written to a temporary file beside its target (`.NAME.kernelscope-XXXXXX` in the same folder) and renamed
-/// over the target by commit(): until then the target keeps its old content, and no reader ever sees a half-written
-/// file under the target's name. A temporary file neither committed nor kept is removed when this is destroyed; one
-/// left by a killed process is the run's partial output. A failed write (a full disk) is remembered with the
-/// system's reason; later writes are dropped and commit() refuses, so a half-written file never replaces the target.
-class AtomicFile {
-public:
-    /// Checks `path` (outputProblem) and creates the temporary file; throws OutputError naming `path` and why. A
-    /// replaced file's permissions are kept; a new one gets those the umask allows, as a plain open would.
-    explicit AtomicFile(const std::string& path, bool followLinks = true);
-    ~AtomicFile();
-    AtomicFile(const AtomicFile&) = delete;
-    AtomicFile& operator=(const AtomicFile&) = delete;
-
-    /// Text written here is buffered until flush() or commit().
-    std::ostream& stream();
-    /// Writes what is buffered to the temporary file now; false once a write has failed.
-    bool flush();
-    bool failed() const;
-    /// The system's reason for the failed write ("No space left on device"); empty while none failed.
-    std::string error() const;
-
-    /// As the caller named it.
-    const std::string& path() const { return m_path; }
-    /// The file renamed over: path() or, following links, the file they lead to.
-    const std::string& target() const { return m_target; }
-    const std::string& temporaryPath() const { return m_temporary; }
-
-    /// Flushes, syncs and closes the temporary file and renames it over the target. Throws OutputError naming path()
-    /// and the reason after a failed write or rename, having removed the temporary file (the target is as it was).
-    void commit();
-    /// Removes the temporary file; the target stays as it was.
-    void discard();
-
-private:
-    class Buffer;
-    std::string m_path;
-    std::string m_target;
-    std::string m_temporary;
-    int m_fd = -1;
-    std::unique_ptr<Buffer> m_buffer;
-    std::unique_ptr<std::ostream> m_stream;
-};
+using data::AtomicFile;
+using data::OutputError;
+using data::outputProblem;
+using data::outputTarget;
 
 } // namespace ks

@@ -7,14 +7,19 @@
 #include "data/delimited_text.h"
 #include "data/hdf5_file.h"
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace ks {
 
@@ -468,20 +473,52 @@ std::vector<Summary> readCsv(const std::string& path)
 CsvAppender::CsvAppender(const std::string& path)
     : m_path(path)
 {
-    std::error_code ec;
-    const bool fresh = !std::filesystem::exists(path, ec) || std::filesystem::file_size(path, ec) == 0;
-    m_out.open(path, std::ios::app);
-    if (!m_out)
-        throw std::runtime_error(path + ": cannot open for writing");
-    if (fresh)
-        m_out << data::csvLine(csvColumns()) << '\n' << std::flush;
+    // Refused before opening: opening a FIFO for writing would block, and a device is never appended to.
+    if (const std::string problem = outputProblem(path, false); !problem.empty())
+        throw std::runtime_error(path + ": " + problem);
+    m_fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
+    if (m_fd < 0)
+        throw std::runtime_error(path + ": cannot open for writing (" + std::strerror(errno) + ")");
+    struct stat info { };
+    if (::fstat(m_fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        ::close(m_fd);
+        m_fd = -1;
+        throw std::runtime_error(path + ": not a regular file");
+    }
+    if (info.st_size == 0)
+        writeWhole(data::csvLine(csvColumns()) + '\n');
+}
+
+CsvAppender::~CsvAppender()
+{
+    if (m_fd >= 0)
+        ::close(m_fd);
 }
 
 void CsvAppender::append(const Summary& summary)
 {
-    m_out << data::csvLine(csvRow(summary)) << '\n' << std::flush;
-    if (!m_out)
-        throw std::runtime_error(m_path + ": write failed (disk full?)");
+    writeWhole(data::csvLine(csvRow(summary)) + '\n');
+}
+
+void CsvAppender::writeWhole(const std::string& text)
+{
+    struct stat before { };
+    const bool sized = ::fstat(m_fd, &before) == 0;
+    const char* at = text.data();
+    const char* end = at + text.size();
+    while (at < end) {
+        const ssize_t written = ::write(m_fd, at, static_cast<std::size_t>(end - at));
+        if (written < 0 && errno == EINTR)
+            continue;
+        if (written <= 0) {
+            const int error = written < 0 ? errno : EIO;
+            // The part of the row that went in is cut off: the file ends at its last whole row.
+            if (sized && at != text.data())
+                (void)::ftruncate(m_fd, before.st_size);
+            throw std::runtime_error(m_path + ": write failed (" + std::strerror(error) + ")");
+        }
+        at += written;
+    }
 }
 
 nlohmann::ordered_json toJson(const Summary& s)

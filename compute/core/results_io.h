@@ -25,18 +25,28 @@ void writeCsv(const std::string& path, const std::vector<Summary>& summaries);
 /// samplesMs stays empty. Throws data::DatasetError naming the file, the line and the problem.
 std::vector<Summary> readCsv(const std::string& path);
 
-/// Appends rows to a CSV file as they arrive, writing the header once; flushed after every row so a crash loses
-/// nothing already measured (the workspace autosave uses it; the CLI's --csv appends to an AtomicFile instead, so
-/// that an older file at its path is replaced only at the end).
+/// Appends rows to a CSV file as they arrive, writing the header once; each row goes to the file in one write, so a
+/// crash loses nothing already measured and never leaves half a row (the workspace autosave uses it; the CLI's --csv
+/// appends to an AtomicFile instead, so that an older file at its path is replaced only at the end). The file is
+/// never renamed: a crash leaves the rows under its own name, where the user looks for them.
 class CsvAppender {
 public:
+    /// Opens (creating) `path` for appending. Throws std::runtime_error naming the file for one that cannot be
+    /// opened or is not a regular file (a device, FIFO, folder or symbolic link is never written through).
     explicit CsvAppender(const std::string& path);
+    ~CsvAppender();
+    CsvAppender(const CsvAppender&) = delete;
+    CsvAppender& operator=(const CsvAppender&) = delete;
+    /// Throws std::runtime_error naming the file and the system's reason when the row cannot be written whole; what
+    /// was written of it is cut off again, so the file ends at the last whole row.
     void append(const Summary& summary);
     const std::string& path() const { return m_path; }
 
 private:
+    void writeWhole(const std::string& text);
+
     std::string m_path;
-    std::ofstream m_out;
+    int m_fd = -1;
 };
 
 /// JSON: the CSV's fields under the same names and in the same order, plus delta details, every sample and small

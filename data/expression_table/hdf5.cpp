@@ -1,6 +1,7 @@
 // Expression tables in HDF5: a 2-D numeric dataset with its names in 1-D string datasets beside it; the reader and
 // the writer.
 
+#include "data/atomic_file.h"
 #include "data/dataset_error.h"
 #include "data/expression_table.h"
 #include "data/expression_table/table.h"
@@ -128,10 +129,12 @@ ExpressionTable readExpressionHdf5(const std::string& path, const ReadOptions& o
 void writeExpressionHdf5(const std::string& path, const ExpressionTable& table)
 {
     checkShape(table, path);
-    h5::File file = h5::File::create(path);
-    file.writeDoubles("/matrix", table.values, {table.samples, table.features}, true);
-    file.writeStrings("/feature_names", namesOf(table.featureNames, "F", table.features));
-    file.writeStrings("/sample_names", namesOf(table.sampleNames, "S", table.samples));
+    writeFileAtomically(path, [&table](AtomicFile& out) {
+        h5::File file = h5::File::create(out.temporaryPath());
+        file.writeDoubles("/matrix", table.values, {table.samples, table.features}, true);
+        file.writeStrings("/feature_names", namesOf(table.featureNames, "F", table.features));
+        file.writeStrings("/sample_names", namesOf(table.sampleNames, "S", table.samples));
+    });
 }
 
 } // namespace ks::data

@@ -1,5 +1,6 @@
 // Expression tables as TSV/CSV text (R's write.table forms among them): the reader and the CSV writer.
 
+#include "data/atomic_file.h"
 #include "data/dataset_error.h"
 #include "data/delimited_text.h"
 #include "data/expression_table.h"
@@ -211,27 +212,25 @@ void writeExpressionCsv(const std::string& path, const ExpressionTable& table)
     checkShape(table, path);
     const auto features = namesOf(table.featureNames, "F", table.features);
     const auto samples = namesOf(table.sampleNames, "S", table.samples);
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out)
-        throw DatasetError(path, "", "cannot open for writing");
-    std::vector<std::string> headerFields;
-    headerFields.reserve(features.size() + 1);
-    headerFields.emplace_back(); // the empty corner cell
-    headerFields.insert(headerFields.end(), features.begin(), features.end());
-    out << csvLine(headerFields) << '\n';
-    char buffer[40];
-    std::string line;
-    for (std::size_t k = 0; k < table.samples; ++k) {
-        line = csvField(samples[k]);
-        for (std::size_t i = 0; i < table.features; ++i) {
-            // %.17g round-trips every double exactly.
-            std::snprintf(buffer, sizeof buffer, ",%.17g", table.values[k * table.features + i]);
-            line += buffer;
+    writeFileAtomically(path, [&](AtomicFile& file) {
+        std::ostream& out = file.stream();
+        std::vector<std::string> headerFields;
+        headerFields.reserve(features.size() + 1);
+        headerFields.emplace_back(); // the empty corner cell
+        headerFields.insert(headerFields.end(), features.begin(), features.end());
+        out << csvLine(headerFields) << '\n';
+        char buffer[40];
+        std::string line;
+        for (std::size_t k = 0; k < table.samples; ++k) {
+            line = csvField(samples[k]);
+            for (std::size_t i = 0; i < table.features; ++i) {
+                // %.17g round-trips every double exactly.
+                std::snprintf(buffer, sizeof buffer, ",%.17g", table.values[k * table.features + i]);
+                line += buffer;
+            }
+            out << line << '\n';
         }
-        out << line << '\n';
-    }
-    if (!out)
-        throw DatasetError(path, "", "write failed (disk full?)");
+    });
 }
 
 } // namespace ks::data

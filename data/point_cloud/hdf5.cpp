@@ -1,7 +1,9 @@
 // HDF5 point clouds: an N × 3 numeric dataset, or frames × N × 3 (a trajectory), read; an N × 3 float64 written.
 
+#include "data/atomic_file.h"
 #include "data/dataset_error.h"
 #include "data/hdf5_file.h"
+#include "data/host_memory.h"
 #include "data/point_cloud.h"
 #include "data/point_cloud/point_reader.h"
 #include "data/reader_messages.h"
@@ -82,6 +84,12 @@ PointCloud readPointHdf5(const std::string& path, const ReadOptions& options)
             "frame " + std::to_string(wanted) + " requested, but " + place + " (" + extents(info.dims) + ") has "
                 + plural(frames, "frame"));
 
+    // Checked on the extents before the bulk read: the whole dataset is read (File has no hyperslab read) and the
+    // frame's points copied out of it.
+    requireHostMemory(saturatingMul(saturatingAdd(saturatingMul(frames, points), points), 3 * sizeof(double)), path,
+        place,
+        "reading " + plural(points, "point")
+            + (rank == 3 ? " of frame " + std::to_string(wanted) + " of " + std::to_string(frames) : std::string()));
     const std::vector<double> values = file.readDoubles(dataset, static_cast<int>(rank), false);
     PointCloud cloud;
     cloud.storedType = info.type;
@@ -115,8 +123,10 @@ void writePointHdf5(const std::string& path, const PointCloud& cloud)
         interleaved[3 * i + 1] = cloud.y[i];
         interleaved[3 * i + 2] = cloud.z[i];
     }
-    h5::File file = h5::File::create(path);
-    file.writeDoubles("/points", interleaved, {cloud.size(), 3}, true);
+    writeFileAtomically(path, [&](AtomicFile& out) {
+        h5::File file = h5::File::create(out.temporaryPath());
+        file.writeDoubles("/points", interleaved, {cloud.size(), 3}, true);
+    });
 }
 
 } // namespace ks::data

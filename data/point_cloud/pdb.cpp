@@ -17,13 +17,17 @@ using namespace points;
 PointCloud readPdb(const std::string& path, const ReadOptions& options)
 {
     const std::uint64_t wanted = frameParam(options, path);
-    const std::string text = readTextFile(path);
+    // Read a line at a time and left at the MODEL record after the model wanted: the other models are never held,
+    // and those after it never read.
+    TextStream lines(path);
     PointCloud cloud;
     cloud.storedType = "text";
-    // About 81 bytes per ATOM record: enough for the first model without reallocation, never more than the file.
-    reservePoints(cloud, text.size() / 81 + 1, std::numeric_limits<std::uint64_t>::max(), path, "");
-    LineCursor lines(text);
+    // About 81 bytes per ATOM record: enough for the first model without reallocation, never more than the file (a
+    // compressed file grows as it is read, each growth checked against the memory budget).
+    reservePoints(
+        cloud, lines.compressed() ? 0 : lines.fileSize() / 81 + 1, std::numeric_limits<std::uint64_t>::max(), path, "");
     std::string_view line;
+    bool modelsFollow = false;
     std::uint64_t models = 0;
     std::size_t chosenModelLine = 0;
     // Coordinates are the fixed columns 31–38, 39–46 and 47–54 (PDB format 3.3): fields may touch
@@ -31,6 +35,10 @@ PointCloud readPdb(const std::string& path, const ReadOptions& options)
     constexpr std::size_t kColumn[3] = {31, 39, 47};
     while (lines.next(line)) {
         if (line.starts_with("MODEL ") || line == "MODEL") {
+            if (models == wanted) {
+                modelsFollow = true;
+                break;
+            }
             ++models;
             if (models == wanted)
                 chosenModelLine = lines.number();
@@ -59,6 +67,7 @@ PointCloud readPdb(const std::string& path, const ReadOptions& options)
                         + std::to_string(column + 7) + ") is blank");
             v[a] = parseCoordinate(field, a, path, number, column, options);
         }
+        growIfFull(cloud, path, linePlace(number));
         push(cloud, v[0], v[1], v[2]);
     }
     const std::uint64_t inFile = std::max<std::uint64_t>(models, 1);
@@ -70,7 +79,10 @@ PointCloud readPdb(const std::string& path, const ReadOptions& options)
         throw DatasetError(path, models > 0 ? linePlace(chosenModelLine) : "",
             models > 0 ? "model " + std::to_string(wanted) + " has no ATOM or HETATM records"
                        : "no ATOM or HETATM records: no atoms to read");
-    if (models > 1)
+    if (modelsFollow)
+        cloud.notes.push_back("read model " + std::to_string(wanted) + " (MODEL record at line "
+            + std::to_string(chosenModelLine) + "), more models follow; choose another with --param frame=N");
+    else if (models > 1)
         cloud.notes.push_back("read model " + std::to_string(wanted) + " of " + std::to_string(models)
             + " (MODEL record at line " + std::to_string(chosenModelLine) + "); choose another with --param frame=N");
     shrinkToFit(cloud);

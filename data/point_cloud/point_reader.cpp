@@ -72,19 +72,23 @@ void reservePoints(
     cloud.z.reserve(reserve);
 }
 
+void growIfFull(PointCloud& cloud, const std::string& file, const std::string& place)
+{
+    if (cloud.x.size() < cloud.x.capacity())
+        return;
+    const std::uint64_t grown = std::max<std::uint64_t>(2 * cloud.x.size(), 1024);
+    requireHostMemory(saturatingMul(saturatingAdd(cloud.x.size(), grown), 3 * sizeof(double)), file, place,
+        "reading more than " + plural(cloud.x.size(), "point"));
+    cloud.x.reserve(grown);
+    cloud.y.reserve(grown);
+    cloud.z.reserve(grown);
+}
+
 void shrinkToFit(PointCloud& cloud)
 {
     cloud.x.shrink_to_fit();
     cloud.y.shrink_to_fit();
     cloud.z.shrink_to_fit();
-}
-
-bool nextNonBlank(LineCursor& lines, std::string_view& line)
-{
-    while (lines.next(line))
-        if (!trimmed(line).empty())
-            return true;
-    return false;
 }
 
 } // namespace ks::data::points

@@ -55,11 +55,21 @@ inline void push(PointCloud& cloud, double x, double y, double z)
     cloud.z.push_back(z);
 }
 
+/// Before a push into a full cloud whose size the file does not declare: checks that growing it (the old arrays and
+/// the new, twice as long, held at once) fits in the memory budget, naming `place`, and grows it.
+void growIfFull(PointCloud& cloud, const std::string& file, const std::string& place);
+
 /// Gives back what reservePoints reserved beyond the points read.
 void shrinkToFit(PointCloud& cloud);
 
-/// The next line of `lines` that is not blank; false at the end of the text.
-bool nextNonBlank(LineCursor& lines, std::string_view& line);
+/// The next line of `lines` (a LineCursor or a TextStream) that is not blank; false at the end of the text.
+template <class Lines> bool nextNonBlank(Lines& lines, std::string_view& line)
+{
+    while (lines.next(line))
+        if (!trimmed(line).empty())
+            return true;
+    return false;
+}
 
 /// Splits a line into blank-separated tokens, keeping the first `N` and counting all.
 template <std::size_t N> std::size_t tokens(std::string_view line, std::array<std::string_view, N>& out)

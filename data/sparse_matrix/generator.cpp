@@ -11,6 +11,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <numeric>
 #include <string>
@@ -394,12 +395,43 @@ CsrMatrix laplacian(std::uint64_t side, int dimensions, const std::string& what)
 
 } // namespace
 
+std::uint64_t sparseGeneratorBytes(const SparseGenerator& g, bool withVector)
+{
+    const auto [rows, cols] = checkGenerator(g);
+    double entries = 0.0;
+    std::uint64_t perRow = 8; // the row pointers
+    switch (g.pattern) {
+    case SparsePattern::Uniform:
+        entries = static_cast<double>(rows) * static_cast<double>(cols) * g.density;
+        break;
+    case SparsePattern::PowerLaw:
+        entries = static_cast<double>(rows) * g.density * static_cast<double>(cols);
+        perRow += 8; // the length law's prefix sums
+        break;
+    case SparsePattern::Laplacian2d:
+        entries = 5.0 * static_cast<double>(rows);
+        break;
+    case SparsePattern::Laplacian3d:
+        entries = 7.0 * static_cast<double>(rows);
+        break;
+    case SparsePattern::Banded:
+        entries = static_cast<double>(rows) * static_cast<double>(2 * std::min(g.bandwidth, rows) + 1);
+        break;
+    }
+    const double bytes = entries * static_cast<double>(sizeof(std::int32_t) + sizeof(double));
+    return saturatingAdd(
+        saturatingAdd(bytes >= 1.8e19 ? std::numeric_limits<std::uint64_t>::max() : static_cast<std::uint64_t>(bytes),
+            saturatingMul(rows + 1, perRow)),
+        withVector ? saturatingMul(cols, sizeof(double)) : 0);
+}
+
 CsrMatrix generateSparse(const SparseGenerator& g)
 {
     const auto extents = checkGenerator(g);
     const std::uint64_t rows = extents.first;
     const std::uint64_t cols = extents.second;
     const std::string what = describe(g);
+    requireHostMemory(sparseGeneratorBytes(g), kGenerator, what, "the matrix");
     const CounterRng rng(g.seed);
     // Uniform and power-law rows: distinct uniform columns, values uniform in [−1, 1).
     auto randomRow = [&](const RowSlot& slot) {
@@ -409,9 +441,6 @@ CsrMatrix generateSparse(const SparseGenerator& g)
     };
     switch (g.pattern) {
     case SparsePattern::Uniform: {
-        requireHostMemory(static_cast<std::uint64_t>(static_cast<double>(rows) * static_cast<double>(cols) * g.density
-                              * static_cast<double>(sizeof(std::int32_t) + sizeof(double))),
-            kGenerator, what, "the expected non-zeros");
         const BinomialLengths lengths(cols, g.density);
         auto rowLength = [&](std::uint64_t r) {
             DrawSequence draws(rng, kLengthStream, r);
@@ -421,10 +450,6 @@ CsrMatrix generateSparse(const SparseGenerator& g)
     }
     case SparsePattern::PowerLaw: {
         const double mean = g.density * static_cast<double>(cols);
-        requireHostMemory(static_cast<std::uint64_t>(static_cast<double>(rows) * mean
-                              * static_cast<double>(sizeof(std::int32_t) + sizeof(double)))
-                + 8 * (rows + 1),
-            kGenerator, what, "the expected non-zeros");
         const PowerLawLengths lengths(rows, cols, mean, g.exponent);
         const RankPermutation rankOf(rows, rng);
         auto rowLength = [&](std::uint64_t r) {

@@ -2,6 +2,7 @@
 // the reader, which treats the file as untrusted (every extent, index and pointer is checked before it is used),
 // and the writer.
 
+#include "data/atomic_file.h"
 #include "data/dataset_error.h"
 #include "data/hdf5_file.h"
 #include "data/host_memory.h"
@@ -438,21 +439,23 @@ void writeSparseHdf5(const std::string& path, const CsrMatrix& matrix, const std
 {
     validateCsr(matrix, path);
     const std::string g = h5::normalisedPath(group);
-    h5::File file = h5::File::create(path);
-    file.createGroup(g);
-    const std::uint64_t nnz = matrix.nnz();
-    file.writeDoubles(h5::childPath(g, "data"), matrix.values, {nnz});
-    file.writeInt32s(h5::childPath(g, "indices"), matrix.colIdx, {nnz});
-    file.writeInt64s(h5::childPath(g, "indptr"), matrix.rowPtr, {matrix.rows + 1});
-    const std::int64_t shape[2] = {static_cast<std::int64_t>(matrix.rows), static_cast<std::int64_t>(matrix.cols)};
-    file.writeInt64s(h5::childPath(g, "shape"), shape, {2});
-    file.writeInt64Attribute(g, "shape", shape);
-    file.writeStringAttribute(g, "encoding-type", "csr_matrix");
-    file.writeStringAttribute(g, "encoding-version", "0.1.0");
-    if (!matrix.rowNames.empty())
-        file.writeStrings(h5::childPath(g, "row_names"), matrix.rowNames);
-    if (!matrix.colNames.empty())
-        file.writeStrings(h5::childPath(g, "col_names"), matrix.colNames);
+    writeFileAtomically(path, [&](AtomicFile& out) {
+        h5::File file = h5::File::create(out.temporaryPath());
+        file.createGroup(g);
+        const std::uint64_t nnz = matrix.nnz();
+        file.writeDoubles(h5::childPath(g, "data"), matrix.values, {nnz});
+        file.writeInt32s(h5::childPath(g, "indices"), matrix.colIdx, {nnz});
+        file.writeInt64s(h5::childPath(g, "indptr"), matrix.rowPtr, {matrix.rows + 1});
+        const std::int64_t shape[2] = {static_cast<std::int64_t>(matrix.rows), static_cast<std::int64_t>(matrix.cols)};
+        file.writeInt64s(h5::childPath(g, "shape"), shape, {2});
+        file.writeInt64Attribute(g, "shape", shape);
+        file.writeStringAttribute(g, "encoding-type", "csr_matrix");
+        file.writeStringAttribute(g, "encoding-version", "0.1.0");
+        if (!matrix.rowNames.empty())
+            file.writeStrings(h5::childPath(g, "row_names"), matrix.rowNames);
+        if (!matrix.colNames.empty())
+            file.writeStrings(h5::childPath(g, "col_names"), matrix.colNames);
+    });
 }
 
 } // namespace ks::data

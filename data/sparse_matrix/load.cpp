@@ -102,7 +102,7 @@ Dataset loadSparseMatrix(const std::string& path, const ReadOptions& options)
         // h5Path names the matrix's group, not the vector: the vector file's only 1-D dataset is read.
         ReadOptions vectorOptions;
         vectorOptions.allowNonFinite = options.allowNonFinite;
-        system.x = readVector(options.vectorPath, vectorOptions);
+        system.x = readVector(options.vectorPath, vectorOptions, system.matrix.cols);
         system.vectorSource = options.vectorPath;
     } else {
         // Its length is the column count the file declares: refused here, naming the file, when it cannot fit.

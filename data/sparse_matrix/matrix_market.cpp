@@ -1,6 +1,7 @@
 // Matrix Market (NIST's "The Matrix Market Exchange Formats: Initial Design", Boisvert, Pozo & Remington 1996): the
 // reader into CSR (through csrFromTriplets) and the `coordinate real general` writer.
 
+#include "data/atomic_file.h"
 #include "data/dataset_error.h"
 #include "data/host_memory.h"
 #include "data/line_cursor.h"
@@ -436,33 +437,18 @@ CsrMatrix readMatrixMarket(const std::string& path, const ReadOptions& options)
 void writeMatrixMarket(const std::string& path, const CsrMatrix& matrix)
 {
     validateCsr(matrix, path);
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::fopen(path.c_str(), "wb"), std::fclose);
-    if (!out)
-        throw DatasetError(path, "", std::string("cannot open for writing: ") + std::strerror(errno));
-    std::string buffer;
-    constexpr std::size_t kFlushAt = 1 << 20;
-    buffer.reserve(kFlushAt + 128);
-    auto flush = [&] {
-        if (!buffer.empty() && std::fwrite(buffer.data(), 1, buffer.size(), out.get()) != buffer.size())
-            throw DatasetError(path, "", std::string("write failed: ") + std::strerror(errno));
-        buffer.clear();
-    };
-    buffer += "%%MatrixMarket matrix coordinate real general\n% written by KernelScope\n";
-    buffer
-        += std::to_string(matrix.rows) + " " + std::to_string(matrix.cols) + " " + std::to_string(matrix.nnz()) + "\n";
-    char entry[96];
-    for (std::uint64_t r = 0; r < matrix.rows; ++r)
-        for (std::int64_t k = matrix.rowPtr[r]; k < matrix.rowPtr[r + 1]; ++k) {
-            const int length = std::snprintf(entry, sizeof entry, "%llu %d %.17g\n",
-                static_cast<unsigned long long>(r + 1), matrix.colIdx[k] + 1, matrix.values[k]);
-            buffer.append(entry, static_cast<std::size_t>(length));
-            if (buffer.size() >= kFlushAt)
-                flush();
-        }
-    flush();
-    std::FILE* file = out.release();
-    if (std::fclose(file) != 0)
-        throw DatasetError(path, "", std::string("write failed: ") + std::strerror(errno));
+    writeFileAtomically(path, [&](AtomicFile& file) {
+        std::ostream& out = file.stream();
+        out << "%%MatrixMarket matrix coordinate real general\n% written by KernelScope\n"
+            << matrix.rows << ' ' << matrix.cols << ' ' << matrix.nnz() << '\n';
+        char entry[96];
+        for (std::uint64_t r = 0; r < matrix.rows && !file.failed(); ++r)
+            for (std::int64_t k = matrix.rowPtr[r]; k < matrix.rowPtr[r + 1]; ++k) {
+                const int length = std::snprintf(entry, sizeof entry, "%llu %d %.17g\n",
+                    static_cast<unsigned long long>(r + 1), matrix.colIdx[k] + 1, matrix.values[k]);
+                out.write(entry, length);
+            }
+    });
 }
 
 } // namespace ks::data

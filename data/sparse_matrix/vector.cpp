@@ -12,6 +12,7 @@
 #include "data/text_file.h"
 
 #include <algorithm>
+#include <optional>
 #include <string_view>
 
 namespace ks::data {
@@ -22,24 +23,59 @@ namespace {
 constexpr std::uint64_t kVectorStream = 5ULL << 40;
 constexpr const char* kGenerator = "generator";
 
-std::vector<double> readVectorText(const std::string& path, const ReadOptions& options)
+/// "x must have one value per column", after what was found ("the vector has 3 values").
+std::string wrongLength(const std::string& found, std::uint64_t columns)
 {
-    const std::string text = readTextFile(path);
+    return found + " but the matrix has " + std::to_string(columns) + " columns; x must have one value per column";
+}
+
+std::string vectorHas(const std::string& count)
+{
+    return "the vector has " + count + " values";
+}
+
+/// Read a line at a time, so a vector longer than the matrix is refused at the first value too many, and only the
+/// values kept are in memory.
+std::vector<double> readVectorText(
+    const std::string& path, const ReadOptions& options, std::optional<std::uint64_t> columns)
+{
+    TextStream lines(path);
     std::vector<double> x;
-    x.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
-    LineCursor lines(withoutBom(text));
+    if (columns) {
+        // Every value but the last takes two bytes at least ("1\n"): a plain file too small for that is refused
+        // unread.
+        const std::uint64_t atMost = lines.remainingBound() / 2 + 1;
+        if (!lines.compressed() && *columns > atMost)
+            throw DatasetError(path, "",
+                wrongLength("a file of " + formatBytes(lines.fileSize()) + " holds at most " + std::to_string(atMost)
+                        + " values",
+                    *columns));
+        requireHostMemory(
+            saturatingMul(*columns, sizeof(double)), path, "", "the vector of " + std::to_string(*columns) + " values");
+        x.reserve(static_cast<std::size_t>(*columns));
+    }
     std::string_view line;
+    bool anyLine = false;
     while (lines.next(line)) {
+        anyLine = true;
         const std::string_view field = trimmed(line);
         if (field.empty() || field.front() == '#')
             continue;
+        if (columns && x.size() == *columns)
+            throw DatasetError(path, linePlace(lines.number()),
+                wrongLength(vectorHas("more than " + std::to_string(*columns)), *columns));
+        // Growing holds the old values and twice as many at once.
+        if (x.size() == x.capacity())
+            requireHostMemory(saturatingMul(x.size() + 1, 3 * sizeof(double)), path, linePlace(lines.number()),
+                "the vector of " + std::to_string(x.size() + 1) + " values");
         const double value = parseNumberField(field, path, lines.number(), 0);
         checkFinite(value, path, linePlace(lines.number()), options);
         x.push_back(value);
     }
     if (x.empty())
-        throw DatasetError(
-            path, "", text.empty() ? "empty file: no values" : "no values (only blank and comment lines)");
+        throw DatasetError(path, "", !anyLine ? "empty file: no values" : "no values (only blank and comment lines)");
+    if (columns && x.size() != *columns)
+        throw DatasetError(path, "", wrongLength(vectorHas(std::to_string(x.size())), *columns));
     x.shrink_to_fit();
     return x;
 }
@@ -67,7 +103,8 @@ std::string chooseVector(const h5::File& file, const ReadOptions& options)
             + "); choose one with --h5-path");
 }
 
-std::vector<double> readVectorHdf5(const std::string& path, const ReadOptions& options)
+std::vector<double> readVectorHdf5(
+    const std::string& path, const ReadOptions& options, std::optional<std::uint64_t> columns)
 {
     const h5::File file = h5::File::open(path);
     const std::string dataset = chooseVector(file, options);
@@ -79,6 +116,9 @@ std::vector<double> readVectorHdf5(const std::string& path, const ReadOptions& o
         file.fail(place, "holds " + info.type + " values; expected numbers (float or integer)");
     if (info.dims[0] == 0)
         file.fail(place, "is empty: no values");
+    // The extent is metadata: a vector of the wrong length is refused before its values are read.
+    if (columns && info.dims[0] != *columns)
+        file.fail(place, wrongLength(vectorHas(std::to_string(info.dims[0])), *columns));
     std::vector<double> x = file.readDoubles(dataset, 1, false);
     for (std::size_t i = 0; i < x.size(); ++i)
         checkFinite(x[i], path, place + ", element " + std::to_string(i), options);
@@ -100,10 +140,11 @@ std::vector<double> generateVector(std::uint64_t length, std::uint64_t seed)
     return x;
 }
 
-std::vector<double> readVector(const std::string& path, const ReadOptions& options)
+std::vector<double> readVector(
+    const std::string& path, const ReadOptions& options, std::optional<std::uint64_t> columns)
 {
     requireReadableKind(path);
-    return h5::looksLikeHdf5(path) ? readVectorHdf5(path, options) : readVectorText(path, options);
+    return h5::looksLikeHdf5(path) ? readVectorHdf5(path, options, columns) : readVectorText(path, options, columns);
 }
 
 } // namespace ks::data

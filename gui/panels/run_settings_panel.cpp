@@ -5,6 +5,7 @@
 #include "compute/core/sweep.h"
 #include "compute/core/workload.h"
 #include "compute/device/device_info.h"
+#include "data/host_memory.h"
 #include "gui/panels/param_editor.h"
 #include "gui/theme.h"
 
@@ -17,6 +18,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <stdexcept>
 
 namespace ks::gui {
 
@@ -35,6 +37,8 @@ RunSettingsPanel::RunSettingsPanel(QWidget* parent)
     , m_checkDeterminism(new QCheckBox(tr("Check determinism (run twice, compare bits)"), this))
     , m_device(new QComboBox(this))
     , m_baseline(new QComboBox(this))
+    , m_memoryLimit(new QLineEdit(this))
+    , m_memoryMessage(new QLabel(this))
 {
     m_sizes->setObjectName(QStringLiteral("sizes"));
     m_sizes->setPlaceholderText(tr("the dataset's own size"));
@@ -89,6 +93,28 @@ RunSettingsPanel::RunSettingsPanel(QWidget* parent)
             m_device->addItem(QStringLiteral("%1: %2").arg(d.index).arg(QString::fromStdString(d.name)), d.index);
     }
 
+    m_memoryLimit->setObjectName(QStringLiteral("memoryLimit"));
+    m_memoryLimit->setPlaceholderText(tr("none of its own"));
+    m_memoryLimit->setToolTip(tr("A memory budget of this app's own (4G, 512M, 1.5GiB), as kernelscope --memory-limit "
+                                 "sets it: a dataset or generated input that would need more is refused with the "
+                                 "figure before anything is allocated; user kernels' workers get it too. The budget "
+                                 "is the smallest of this, the machine's available memory, ulimit -v and the cgroup's "
+                                 "limit. Empty: no limit of its own."));
+    m_memoryMessage->setObjectName(QStringLiteral("memoryMessage"));
+    m_memoryMessage->setWordWrap(true);
+    m_memoryMessage->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    if (std::uint64_t limit = data::memoryLimit(); limit != 0) {
+        // As the user would type it: "2G" for 2 GiB, a plain byte count when no unit divides it.
+        const char* unit = "";
+        for (const char* u : {"K", "M", "G", "T"}) {
+            if (limit % 1024 != 0)
+                break;
+            limit /= 1024;
+            unit = u;
+        }
+        m_memoryLimit->setText(QString::number(limit) + QLatin1String(unit));
+    }
+
     auto* form = new QFormLayout(this);
     form->setContentsMargins(0, 0, 0, 0);
     // The field, what it will run (or why it cannot) right under it, and the choice to keep it for every file.
@@ -110,6 +136,15 @@ RunSettingsPanel::RunSettingsPanel(QWidget* parent)
     form->addRow(QString(), m_checkDeterminism);
     form->addRow(tr("Device"), m_device);
     form->addRow(tr("Baseline"), m_baseline);
+    auto* memoryBox = new QWidget(this);
+    auto* memoryLayout = new QVBoxLayout(memoryBox);
+    memoryLayout->setContentsMargins(0, 0, 0, 0);
+    memoryLayout->setSpacing(2);
+    memoryLayout->addWidget(m_memoryLimit);
+    memoryLayout->addWidget(m_memoryMessage);
+    form->addRow(tr("Memory limit"), memoryBox);
+    applyMemoryLimit();
+    connect(m_memoryLimit, &QLineEdit::editingFinished, this, &RunSettingsPanel::applyMemoryLimit);
 
     setSettings(RunSettings {});
     auto emitChanged = [this] { Q_EMIT changed(); };
@@ -188,6 +223,36 @@ void RunSettingsPanel::setSettings(const RunSettings& s)
     if (!s.baseline.isEmpty())
         if (const int b = m_baseline->findData(s.baseline); b >= 0)
             m_baseline->setCurrentIndex(b);
+}
+
+bool RunSettingsPanel::applyMemoryLimit()
+{
+    const std::string text = m_memoryLimit->text().trimmed().toStdString();
+    std::uint64_t limit = 0;
+    bool ok = true;
+    if (!text.empty()) {
+        try {
+            limit = data::parseByteSize(text);
+        } catch (const std::invalid_argument& e) {
+            ok = false;
+            m_memoryMessage->setText(QString::fromStdString(e.what()));
+        }
+    }
+    m_memoryLimit->setProperty("ksInvalid", !ok);
+    m_memoryLimit->setStyleSheet(
+        ok ? QString() : QStringLiteral("QLineEdit { border: 1px solid %1; }").arg(alarmColor().name()));
+    QPalette palette = m_memoryMessage->palette();
+    palette.setColor(QPalette::WindowText, ok ? this->palette().color(QPalette::PlaceholderText) : alarmColor());
+    m_memoryMessage->setPalette(palette);
+    if (!ok)
+        return false;
+    data::setMemoryLimit(limit);
+    const std::string source = data::memoryBudgetSource();
+    m_memoryMessage->setText(
+        tr("Budget now: %1 (%2)")
+            .arg(QString::fromStdString(data::formatBytes(data::availableHostMemory())),
+                source.empty() ? tr("the machine's available memory") : QString::fromStdString(source)));
+    return true;
 }
 
 std::vector<std::uint64_t> RunSettingsPanel::sizes() const

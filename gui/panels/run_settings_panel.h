@@ -68,6 +68,10 @@ public:
     bool userSetParam(const QString& name) const { return m_userSetParams.contains(name); }
     /// Shows a parameter's unit after its name and a note about it in its tooltip (ParamEditor::setUnit).
     void setParamUnit(const QString& name, const QString& unit, const QString& note);
+    /// Applies the "Memory limit" field (as `kernelscope --memory-limit` does: 4G, 512M, empty for none) to the
+    /// process's memory budget, which every reader, generator and user-kernel worker obeys; false, with the reason
+    /// under the field, for text that is not a size (the budget stays as it was).
+    bool applyMemoryLimit();
 
 Q_SIGNALS:
     void changed();
@@ -97,6 +101,8 @@ private:
     QCheckBox* m_checkDeterminism;
     QComboBox* m_device;
     QComboBox* m_baseline;
+    QLineEdit* m_memoryLimit;
+    QLabel* m_memoryMessage; ///< the budget now and which limit sets it, or why the field is refused
 };
 
 } // namespace ks::gui

@@ -8,6 +8,7 @@
 #include "compute/core/results_io.h"
 #include "compute/core/user_kernel.h"
 #include "compute/device/device_info.h"
+#include "data/host_memory.h"
 
 #include <array>
 #include <chrono>
@@ -146,8 +147,28 @@ TEST_F(WorkerParent, TheRequestReadsBackAsWritten)
     WorkerRequest r = request();
     r.params = {"precision=f64"};
     r.nvrtcOptions = {"-DX=1"};
+    r.memoryLimit = 123456789;
     const WorkerRequest back = workerRequestFromJson(toJson(r));
     EXPECT_EQ(toJson(back), toJson(r));
+    EXPECT_EQ(back.memoryLimit, 123456789u);
+}
+
+TEST_F(WorkerParent, TheWorkerBuildsTheDatasetUnderTheParentsMemoryLimit)
+{
+    // A 100,000-row generated matrix needs about 10 MiB; under a 1 MiB limit the worker refuses it, naming the limit.
+    std::ofstream(path("mine.cu")) << findUserKernelAbi("spmv")->templateSource;
+    WorkerRequest r = request();
+    r.generate = "rows=100000";
+    r.size = 100000;
+    r.memoryLimit = 1 << 20;
+    Recorder recorder;
+    const Summary s = runInWorker({KS_CLI_BINARY, "worker"}, r, base(), recorder);
+    EXPECT_EQ(s.outcome, Outcome::Failed) << s.message;
+    EXPECT_NE(s.message.find("(--memory-limit)"), std::string::npos) << s.message;
+    // Without the limit the same request gets past the dataset (then runs, or is skipped without a GPU).
+    r.memoryLimit = 0;
+    const Summary free = runInWorker({KS_CLI_BINARY, "worker"}, r, base(), recorder);
+    EXPECT_EQ(free.message.find("memory"), std::string::npos) << free.message;
 }
 
 TEST_F(WorkerParent, SamplesAreForwardedAndTheSummaryReturned)
@@ -251,8 +272,10 @@ TEST_F(WorkerParent, TheSweepSendsEachKernelItsOwnOptionsAfterTheOrigins)
     Runner runner;
     runner.setCeilingsProvider({});
     RunObserver silent;
+    data::setMemoryLimit(3ULL << 30);
     const std::vector<Summary> rows = runSweepWithUserKernels(
         plan, {{plan.variants[0], {}, {}}, {&mine, path("mine.cu"), {"-DMINE=2"}}}, origin, runner, silent);
+    data::setMemoryLimit(0);
     setWorkerArgv({});
     ASSERT_EQ(rows.size(), 2u);
     EXPECT_EQ(rows[1].outcome, Outcome::Failed);
@@ -262,6 +285,7 @@ TEST_F(WorkerParent, TheSweepSendsEachKernelItsOwnOptionsAfterTheOrigins)
     EXPECT_EQ(sent.kernel, path("mine.cu"));
     EXPECT_EQ(sent.generate, "rows=100");
     EXPECT_EQ(sent.size, 100u);
+    EXPECT_EQ(sent.memoryLimit, 3ULL << 30) << "the parent's --memory-limit reaches the worker";
 }
 
 TEST_F(WorkerParent, TheWorkerRejectsAnUnreadableRequest)

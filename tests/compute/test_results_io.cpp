@@ -6,13 +6,20 @@
 #include "data/text_file.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
 
 namespace ks {
 namespace {
@@ -145,6 +152,79 @@ TEST_F(ResultsIo, CsvAppenderWritesTheHeaderOnce)
         return true;
     });
     EXPECT_EQ(lines, 3);
+}
+
+TEST_F(ResultsIo, CsvAppenderRefusesWhatIsNotARegularFile)
+{
+    std::filesystem::create_directory(path("folder"));
+    ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0600), 0); // opening it for writing would block: refused before
+    std::ofstream(path("real.csv")) << "";
+    std::filesystem::create_symlink(path("real.csv"), path("link.csv"));
+    for (const char* name : {"folder", "fifo", "link.csv"}) {
+        try {
+            CsvAppender a(path(name));
+            ADD_FAILURE() << name << " was opened";
+        } catch (const std::runtime_error& e) {
+            EXPECT_NE(std::string(e.what()).find(path(name)), std::string::npos) << e.what();
+        }
+    }
+    EXPECT_THROW(CsvAppender("/dev/null"), std::runtime_error);
+    EXPECT_EQ(std::filesystem::file_size(path("real.csv")), 0u);
+}
+
+TEST_F(ResultsIo, CsvAppenderNeverLeavesHalfARow)
+{
+    // A write failing part way (RLIMIT_FSIZE for a full disk) is cut back; a child killed while appending leaves
+    // whole rows only. Both in children, so the limit and the kill stay there.
+    const auto wholeRows = [this](const std::string& file) {
+        const std::string text = data::readTextFile(file);
+        EXPECT_TRUE(!text.empty() && text.back() == '\n') << file;
+        std::size_t rows = 0;
+        data::parseDelimitedText(text, file, {}, [&](data::TextRow& row) {
+            EXPECT_EQ(row.fields.size(), csvColumns().size()) << file << " line " << row.line;
+            ++rows;
+            return true;
+        });
+        return rows;
+    };
+    const std::string full = path("full.csv");
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        std::signal(SIGXFSZ, SIG_IGN);
+        rlimit limit {8000, 8000};
+        if (setrlimit(RLIMIT_FSIZE, &limit) != 0)
+            _exit(3);
+        CsvAppender a(full);
+        for (int i = 0; i < 1000; ++i) {
+            try {
+                a.append(sample());
+            } catch (const std::runtime_error& e) {
+                _exit(std::string(e.what()).find("write failed (File too large)") != std::string::npos ? 0 : 1);
+            }
+        }
+        _exit(2);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "1: another error; 2: no error; 3: setrlimit failed";
+    EXPECT_GT(wholeRows(full), 1u);
+    EXPECT_LE(std::filesystem::file_size(full), 8000u);
+
+    const std::string killed = path("killed.csv");
+    pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        CsvAppender a(killed);
+        for (;;)
+            a.append(sample());
+    }
+    while (!std::filesystem::exists(killed) || std::filesystem::file_size(killed) < 200'000)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ::kill(pid, SIGKILL);
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_GT(wholeRows(killed), 100u);
 }
 
 TEST_F(ResultsIo, JsonRoundTripKeepsEveryField)

@@ -2,6 +2,7 @@
 // limit (ulimit -v), the cgroup's limit and --memory-limit, named in the refusal.
 #include "data/dataset_error.h"
 #include "data/host_memory.h"
+#include "data/text_file.h"
 
 #include <filesystem>
 #include <fstream>
@@ -10,9 +11,21 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 namespace ks::data {
 namespace {
+
+/// The process's peak resident set (VmHWM).
+long peakResidentKiB()
+{
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmHWM:", 0) == 0)
+            return std::stol(line.substr(6));
+    return 0;
+}
 
 TEST(MemoryBudget, OwnLimitBindsAndIsNamed)
 {
@@ -78,6 +91,61 @@ TEST(MemoryBudget, SizesReadAsTheUserWritesThem)
     EXPECT_THROW(parseByteSize("4X"), std::invalid_argument);
     EXPECT_THROW(parseByteSize("-1G"), std::invalid_argument);
     EXPECT_THROW(parseByteSize("0"), std::invalid_argument);
+}
+
+/// A gzip bomb: `members` copies of one gzip member of `each` zero bytes (gzread reads concatenated members as one
+/// stream), so a file of about a megabyte inflates to gigabytes without compressing them here.
+std::string writeGzipBomb(const std::filesystem::path& path, std::size_t each, int members)
+{
+    const auto one = path.string() + ".member";
+    {
+        gzFile out = gzopen(one.c_str(), "wb9");
+        const std::string zeros(1 << 20, '0');
+        for (std::size_t i = 0; i < each / zeros.size(); ++i)
+            gzwrite(out, zeros.data(), static_cast<unsigned>(zeros.size()));
+        gzclose(out);
+    }
+    std::ifstream in(one, std::ios::binary);
+    const std::string member((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::filesystem::remove(one);
+    std::ofstream bomb(path, std::ios::binary);
+    for (int i = 0; i < members; ++i)
+        bomb << member;
+    return path.string();
+}
+
+TEST(MemoryBudget, AGzipBombStopsAtTheBudgetNamingTheFileTheBudgetAndTheSizeReached)
+{
+    const auto dir = std::filesystem::temp_directory_path() / ("ks-bomb-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    // 4 GiB of zeros in about 4 MB, under a 64 MiB budget.
+    const std::string bomb = writeGzipBomb(dir / "bomb.xyz", 64 << 20, 64);
+    EXPECT_LT(std::filesystem::file_size(bomb), 8u << 20);
+    setMemoryLimit(64 << 20);
+    const long before = peakResidentKiB();
+    try {
+        readTextFile(bomb);
+        ADD_FAILURE() << "the bomb was read whole";
+    } catch (const DatasetError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("bomb.xyz"), std::string::npos) << what;
+        EXPECT_NE(what.find("inflates past the memory budget of 64.00 MiB (--memory-limit) at "), std::string::npos)
+            << what;
+        EXPECT_LE(what.size(), 200u) << what;
+    }
+    // A line that never ends, read a line at a time, stops there too.
+    try {
+        TextStream lines(bomb);
+        std::string_view line;
+        lines.next(line);
+        ADD_FAILURE() << "a 4 GiB line was handed out";
+    } catch (const DatasetError& e) {
+        EXPECT_NE(std::string(e.what()).find("does not fit in the memory budget"), std::string::npos) << e.what();
+    }
+    setMemoryLimit(0);
+    // Nothing beyond the budget was ever held (the peak is the process's, so the bound allows the test's own).
+    EXPECT_LT(peakResidentKiB() - before, 80L << 10);
+    std::filesystem::remove_all(dir);
 }
 
 } // namespace

@@ -5,6 +5,7 @@
 
 #include "data/dataset_error.h"
 #include "data/hdf5_file.h"
+#include "data/host_memory.h"
 #include "data/point_cloud.h"
 
 #include "test_support.h"
@@ -104,7 +105,7 @@ struct GoodCloud {
 const GoodCloud kGoodClouds[] = {
     {"water.xyz", {{0, 0, 0}, {0, 0.7572, -0.7572}, {0.1173, -0.4692, -0.4692}}, "text", {}},
     {"two_frames.xyz", {{1, 4}, {2, 5}, {3, 6}}, "text",
-        {"read frame 1 of 2 (count line 1); choose another with --param frame=N"}},
+        {"read frame 1 (count line 1), more frames follow; choose another with --param frame=N"}},
     {"headerless.xyz", {{1, -1.5}, {2, 0}, {3, 2.25}}, "text", {}},
     {"crlf_bom.xyz", {{10.5, 1e-3}, {-3, 200}, {7, -0.0}}, "text", {}},
     {"points.csv", {{1, 4.5, -7}, {2, -5.5, 8}, {3, 60, 9}}, "text", {}},
@@ -112,7 +113,7 @@ const GoodCloud kGoodClouds[] = {
     {"small.pdb", {{-123.456, 1.5, 0}, {-789.012, 2.25, -0.5}, {1000, -3.125, 12}}, "text", {}},
     {"short_records.pdb", {{1, -1}, {2, -2}, {3, -3}}, "text", {}},
     {"models.pdb", {{1, 2}, {1, 2}, {1, 2}}, "text",
-        {"read model 1 of 3 (MODEL record at line 1); choose another with --param frame=N"}},
+        {"read model 1 (MODEL record at line 1), more models follow; choose another with --param frame=N"}},
     {"hybrid36.pdb", {{10, 11, -5.5, 0.001, 12}, {20, 21, 6.25, 0.002, 22}, {30, 31, -7.125, 0.003, 32}}, "text", {}},
     {"cube.ply", {{0, 1, 0, -1}, {0, 0, 1, -2}, {0, 0, 0.5, -3.25}}, "float32",
         {"read the vertex element; skipped face (1)"}},
@@ -207,7 +208,6 @@ const BadCloud kBadClouds[] = {
     {"xyz_empty.xyz", "", "empty file: no atom count line"},
     {"xyz_zero_atoms.xyz", "line 1", "frame 1 has no atoms (its count line says 0)"},
     {"xyz_no_comment.xyz", "end of file", "no comment line after the count line (line 1)"},
-    {"xyz_second_frame_short.xyz", "end of file", "found 1 atom, but the count line (line 4) declares 2"},
     {"pdb_short_record.pdb", "line 2",
         "ATOM record of 50 characters; its coordinates need columns 31–54 (x 31–38, y 39–46, z 47–54)"},
     {"pdb_non_numeric.pdb", "line 2, column 39", "y coordinate '1.2x45' is not a number"},
@@ -321,7 +321,8 @@ TEST(PointCloudFrameTest, PdbModelsAreChosenByTheFrameParameter)
     const PointCloud second = readPdb(path, frameOptions("2"));
     expectCoordinates(second, {{-1, -2}, {-1, -2}, {-1, -2}}, path);
     EXPECT_EQ(second.notes,
-        (std::vector<std::string> {"read model 2 of 3 (MODEL record at line 5); choose another with --param frame=N"}));
+        (std::vector<std::string> {
+            "read model 2 (MODEL record at line 5), more models follow; choose another with --param frame=N"}));
     expectCoordinates(readPdb(path, frameOptions("3")), {{3}, {0}, {0}}, path);
     EXPECT_TRUE(errorSays(catchDatasetError([&] { readPdb(path, frameOptions("4")); }), path, "parameter frame",
         "model 4 requested, but the file has 3 models"));
@@ -331,6 +332,49 @@ TEST(PointCloudFrameTest, PdbModelsAreChosenByTheFrameParameter)
     // The dataset carries the reader's note.
     const Dataset d = loadPointCloud(path, frameOptions("2"));
     EXPECT_EQ(d.meta().notes, second.notes);
+}
+
+class PointCloudOneFrameTest : public test::TempDirTest { };
+
+TEST_F(PointCloudOneFrameTest, OnlyTheFrameWantedIsReadAndItsCountIsCheckedFirst)
+{
+    // The frames after the one wanted are never read: a short second frame is an error only when it is wanted.
+    const std::string shortSecond = writeFile("short_second.xyz", "1\nc\nC 1 2 3\n2\nc\nC 1 2 3\n");
+    const PointCloud first = readXyz(shortSecond);
+    expectCoordinates(first, {{1}, {2}, {3}}, shortSecond);
+    EXPECT_EQ(first.notes,
+        (std::vector<std::string> {
+            "read frame 1 (count line 1), more frames follow; choose another with --param frame=N"}));
+    EXPECT_TRUE(errorSays(catchDatasetError([&] { readXyz(shortSecond, frameOptions("2")); }), shortSecond,
+        "end of file", "found 1 atom, but the count line (line 4) declares 2"));
+    // An extra row in the frame wanted is still an error.
+    const std::string extra = writeFile("extra.xyz", "1\nc\nC 1 2 3\nC 4 5 6\n");
+    EXPECT_TRUE(errorSays(catchDatasetError([&] { readXyz(extra); }), extra, "line 4",
+        "more atom rows than the 1 the count line (line 1) declares"));
+    // A trajectory whose later frames are garbage (and far larger than the budget) reads frame 1 under a small one.
+    std::string trajectory = "2\nframe 1\nC 1 2 3\nO 4 5 6\n99999999999\nframe 2\n";
+    trajectory += std::string(8 << 20, 'x');
+    const std::string big = writeFile("big.xyz", trajectory);
+    setMemoryLimit(2 << 20);
+    struct Unlimit {
+        ~Unlimit() { setMemoryLimit(0); }
+    } unlimit;
+    expectCoordinates(readXyz(big), {{1, 4}, {2, 5}, {3, 6}}, big);
+    // A count line beyond the budget is refused before its rows are read, naming the count line.
+    const std::string huge = writeFile("huge.xyz", "100000000\nframe 1\nC 1 2 3\n");
+    EXPECT_TRUE(errorSays(catchDatasetError([&] { readXyz(huge); }), huge, "line 1",
+        "frame 1 of 100000000 atoms needs 2.24 GiB of memory"));
+    // PDB: left at the MODEL record after the model wanted (the bad record after it is never read).
+    std::string pdb = "MODEL        1\n"
+                      "ATOM      1  N   ALA A   1       1.000   2.000   3.000  1.00  0.00           N\n"
+                      "ENDMDL\nMODEL        2\n";
+    pdb += "ATOM      2  short record that is an error when read\n";
+    const std::string models = writeFile("models.pdb", pdb);
+    const PointCloud model = readPdb(models);
+    expectCoordinates(model, {{1}, {2}, {3}}, models);
+    EXPECT_EQ(model.notes,
+        (std::vector<std::string> {"read model 1 (MODEL record at line 1), more models follow; "
+                                   "choose another with --param frame=N"}));
 }
 
 TEST(PointCloudFrameTest, SingleFrameFormatsRefuseOtherFrames)

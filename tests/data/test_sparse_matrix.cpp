@@ -5,14 +5,17 @@
 #include "data/dataset.h"
 #include "data/dataset_error.h"
 #include "data/hdf5_file.h"
+#include "data/host_memory.h"
 #include "data/sparse_matrix.h"
 
 #include "test_support.h"
 
+#include <chrono>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -78,6 +81,30 @@ std::string property(const Dataset& d, const std::string& key)
 }
 
 // --- the Laplacians and the band ----------------------------------------------------------------------------------
+
+TEST(SparseGeneratorTest, WhatItWillAllocateIsEstimatedAndRefusedBeforeAllocating)
+{
+    SparseGenerator g;
+    g.rows = 10'000;
+    g.cols = 20'000;
+    g.density = 0.01;
+    // 2,000,000 expected entries of 12 bytes and 10,001 row pointers; x adds 20,000 doubles.
+    EXPECT_EQ(sparseGeneratorBytes(g), 2'000'000u * 12 + 10'001u * 8);
+    EXPECT_EQ(sparseGeneratorBytes(g, true) - sparseGeneratorBytes(g), 20'000u * 8);
+    g.pattern = SparsePattern::Laplacian3d;
+    g.side = 10;
+    EXPECT_EQ(sparseGeneratorBytes(g, true), 7'000u * 12 + 1'001u * 8 + 1'000u * 8);
+    g.pattern = SparsePattern::Uniform;
+    setMemoryLimit(4 << 20);
+    const auto error = test::catchDatasetError([&] { generateSparse(g); });
+    setMemoryLimit(0);
+    ASSERT_TRUE(error);
+    EXPECT_EQ(error->file(), "generator");
+    EXPECT_TRUE(test::contains(error->what(),
+        "the matrix needs 22.96 MiB of memory but only 4.00 MiB is available "
+        "(--memory-limit)"))
+        << error->what();
+}
 
 TEST(SparseGeneratorTest, Laplacian2dStructure)
 {
@@ -639,6 +666,51 @@ TEST_F(SparseLoadTest, VectorOfTheWrongLength)
     options.vectorPath = x;
     EXPECT_TRUE(errorSays(
         catchDatasetError([&] { loadSparseMatrix(p, options); }), x, "", "the vector has 3 values but the matrix"));
+}
+
+TEST_F(SparseLoadTest, AVectorOfTheWrongLengthIsRefusedBeforeItsValuesAreRead)
+{
+    // Longer: refused at the first value too many, whatever follows (here text that is no number).
+    const std::string longer = writeFile("longer.txt", "1\n2\n3\n4\n5\nnot read\n");
+    EXPECT_TRUE(errorSays(catchDatasetError([&] { readVector(longer, {}, 4); }), longer, "line 5",
+        "the vector has more than 4 values but the matrix has 4 columns"));
+    // A plain file too small for the values: refused unread (its content would be an error too).
+    const std::string small = writeFile("small.txt", "1\n2\nxyz\n");
+    EXPECT_TRUE(errorSays(catchDatasetError([&] { readVector(small, {}, 100); }), small, "",
+        "a file of 8 B holds at most 5 values but the matrix has 100 columns"));
+    EXPECT_EQ(readVector(writeFile("exact.txt", "# x\n1\n\n2\n3\n4"), {}, 4), (std::vector<double> {1, 2, 3, 4}));
+    // HDF5: the extent is compared before any value is read (the values here are strings, an error if read).
+    const std::string h5path = tempPath("x.h5");
+    {
+        h5::File f = h5::File::create(h5path);
+        const std::vector<double> values(1000, 1.0);
+        f.writeDoubles("/x", values, {1000});
+    }
+    EXPECT_TRUE(errorSays(catchDatasetError([&] { readVector(h5path, {}, 999); }), h5path, "dataset /x",
+        "the vector has 1000 values but the matrix has 999 columns"));
+    EXPECT_EQ(readVector(h5path, {}, 1000).size(), 1000u);
+}
+
+TEST_F(SparseLoadTest, ALargeVectorOfTheWrongLengthIsRefusedAtOnce)
+{
+    // 64 MiB of values against a 4-column matrix: refused at line 5 without reading (or holding) the rest.
+    const std::string p = tempPath("small.mtx");
+    writeMatrixMarket(p, smallMatrix());
+    const std::string x = tempPath("big.txt");
+    {
+        std::ofstream out(x, std::ios::binary);
+        std::string lines;
+        for (int i = 0; i < (1 << 19); ++i)
+            lines += "1\n";
+        for (int i = 0; i < 64; ++i)
+            out << lines;
+    }
+    ReadOptions options;
+    options.vectorPath = x;
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_TRUE(errorSays(catchDatasetError([&] { loadSparseMatrix(p, options); }), x, "line 5",
+        "more than 4 values but the matrix has 4 columns"));
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(500));
 }
 
 TEST_F(SparseLoadTest, MexFolderIsNamedAfterTheFolder)

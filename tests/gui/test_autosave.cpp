@@ -9,8 +9,11 @@
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
+#include <csignal>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 namespace ks::gui {
 namespace {
@@ -150,6 +153,29 @@ TEST(Autosave, KeepsTheNewestSessions)
     EXPECT_FALSE(left.contains(oldest + QStringLiteral(".csv")));
     EXPECT_FALSE(left.contains(oldest + QStringLiteral(".ksw")));
     EXPECT_TRUE(QFile::exists(autosaveDir.filePath(QStringLiteral("notes.txt")))) << "only sessions are rotated";
+}
+
+TEST(Autosave, AFailedWriteIsReportedOnceAndLeavesWholeRows)
+{
+    QTemporaryDir dir;
+    Autosave autosave(dir.filePath(QStringLiteral("autosave")));
+    autosave.begin(QStringLiteral("20260101T000000-1"), header());
+    autosave.append(summary(1));
+    // A full disk, as RLIMIT_FSIZE gives it: the next row cannot be written whole.
+    const auto size = static_cast<rlim_t>(QFileInfo(autosave.csvPath()).size());
+    rlimit saved {};
+    ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &saved), 0);
+    const auto previous = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit tight = saved;
+    tight.rlim_cur = size + 10;
+    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &tight), 0);
+    EXPECT_THROW(autosave.append(summary(2)), std::runtime_error);
+    setrlimit(RLIMIT_FSIZE, &saved);
+    std::signal(SIGXFSZ, previous);
+    EXPECT_FALSE(autosave.isOn()) << "the session ends at the failure";
+    EXPECT_NO_THROW(autosave.append(summary(3))) << "reported once";
+    EXPECT_EQ(QFileInfo(autosave.csvPath()).size(), static_cast<qint64>(size)) << "the half row is cut off";
+    EXPECT_EQ(csvRows(autosave.csvPath()), 2);
 }
 
 TEST(Autosave, ADirectoryThatCannotBeMadeTurnsItOff)

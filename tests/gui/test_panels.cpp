@@ -7,6 +7,7 @@
 
 #include "compute/core/registry.h"
 #include "data/hdf5_file.h"
+#include "data/host_memory.h"
 #include "data/series2d.h"
 
 #include <QApplication>
@@ -587,6 +588,32 @@ TEST(DatasetPanel, SetFileDoesNotEmitLoadRequested)
 // ---------------------------------------------------------------------------------------------------------------
 // RunSettingsPanel
 
+TEST(RunSettingsPanel, TheMemoryLimitFieldSetsTheBudgetAndRefusesTextThatIsNoSize)
+{
+    RunSettingsPanel panel;
+    auto* field = panel.findChild<QLineEdit*>(QStringLiteral("memoryLimit"));
+    auto* message = panel.findChild<QLabel*>(QStringLiteral("memoryMessage"));
+    ASSERT_TRUE(field && message);
+    field->setText(QStringLiteral("64M"));
+    EXPECT_TRUE(panel.applyMemoryLimit());
+    EXPECT_EQ(ks::data::memoryLimit(), 64u << 20);
+    EXPECT_LE(ks::data::availableHostMemory(), 64u << 20);
+    EXPECT_TRUE(message->text().contains(QStringLiteral("(--memory-limit)"))) << message->text().toStdString();
+    field->setText(QStringLiteral("lots"));
+    EXPECT_FALSE(panel.applyMemoryLimit());
+    EXPECT_EQ(ks::data::memoryLimit(), 64u << 20) << "a refused text leaves the budget as it was";
+    EXPECT_TRUE(field->property("ksInvalid").toBool());
+    EXPECT_TRUE(message->text().contains(QStringLiteral("is not a size"))) << message->text().toStdString();
+    field->clear();
+    EXPECT_TRUE(panel.applyMemoryLimit());
+    EXPECT_EQ(ks::data::memoryLimit(), 0u);
+    EXPECT_FALSE(field->property("ksInvalid").toBool());
+    // A limit set before the panel exists (kernelscope --memory-limit) shows in the field.
+    ks::data::setMemoryLimit(3ULL << 30);
+    RunSettingsPanel fromCommandLine;
+    EXPECT_EQ(fromCommandLine.findChild<QLineEdit*>(QStringLiteral("memoryLimit"))->text(), QStringLiteral("3G"));
+    ks::data::setMemoryLimit(0);
+}
 TEST(RunSettingsPanel, StartsAtTheRunnersDefaultsAndShowsTheNoiseTargetInPercent)
 {
     RunSettingsPanel panel;

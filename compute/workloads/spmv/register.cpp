@@ -4,6 +4,7 @@
 #include "compute/core/registry.h"
 #include "compute/device/vendor_libraries.h"
 #include "compute/workloads/spmv/spmv.h"
+#include "data/host_memory.h"
 
 #include <algorithm>
 #include <cmath>
@@ -197,6 +198,9 @@ public:
             ? std::cbrt(static_cast<double>(rows))
             : std::sqrt(static_cast<double>(rows));
         generator.side = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(root)));
+        // The matrix and its x together, before either is made: a refusal does not come after generating the matrix.
+        data::requireHostMemory(data::sparseGeneratorBytes(generator, true), "generator", "",
+            "generating a " + g.text("pattern") + " matrix of " + std::to_string(rows) + " rows and its x");
         data::SparseSystem system;
         system.matrix = data::generateSparse(generator);
         system.x = data::generateVector(system.matrix.cols, generator.seed);

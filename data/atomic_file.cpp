@@ -1,4 +1,6 @@
-#include "compute/core/atomic_file.h"
+#include "data/atomic_file.h"
+
+#include "data/dataset_error.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -12,7 +14,7 @@
 #include <unistd.h>
 #include <vector>
 
-namespace ks {
+namespace ks::data {
 
 namespace {
 namespace fs = std::filesystem;
@@ -296,4 +298,25 @@ void AtomicFile::discard()
     }
 }
 
-} // namespace ks
+void writeFileAtomically(const std::string& path, const std::function<void(AtomicFile&)>& write)
+{
+    // OutputError's message starts with the path, which DatasetError names apart.
+    const auto problem = [&path](const OutputError& e) {
+        const std::string text = e.what();
+        return text.starts_with(path + ": ") ? text.substr(path.size() + 2) : text;
+    };
+    std::unique_ptr<AtomicFile> file;
+    try {
+        file = std::make_unique<AtomicFile>(path);
+    } catch (const OutputError& e) {
+        throw DatasetError(path, "", "cannot open for writing: " + problem(e));
+    }
+    write(*file);
+    try {
+        file->commit();
+    } catch (const OutputError& e) {
+        throw DatasetError(path, "", problem(e));
+    }
+}
+
+} // namespace ks::data
