@@ -297,6 +297,10 @@ void readPlyBinary(std::string_view bytes, const PlyHeader& header, std::size_t 
 
     for (std::size_t k = 0; k < vertexIndex; ++k) {
         const PlyElement& e = header.elements[k];
+        // An element without properties holds no bytes, however many items it declares (a count of 2^64 - 1 must
+        // not be stepped through one item at a time).
+        if (e.properties.empty())
+            continue;
         if (const std::uint64_t fixed = e.fixedSize(); fixed > 0) {
             const std::uint64_t skip = saturatingMul(fixed, e.count);
             if (size - offset < skip)

@@ -539,6 +539,14 @@ TEST_F(PlyWrittenTest, TruncatedBinaryBodiesNameTheByte)
     EXPECT_TRUE(errorSays(catchDatasetError([&] { readPly(fixed); }), fixed,
         "byte " + std::to_string(fixedHeader.size()),
         "the body holds 24 bytes after the elements before it, but 1000000000 vertices of 12 bytes need 12000000000"));
+    // An element without properties and a huge count before the vertices (found by fuzzing: it was stepped through
+    // one empty item at a time, for hours) holds no bytes.
+    const std::string emptyHeader = "ply\nformat binary_little_endian 1.0\nelement nothing 18446744073709551615\n"
+                                    "element vertex 1\n"
+        + xyzFloats;
+    const std::string empty = writeFile(
+        "empty_element.ply", emptyHeader + plyValue(1, "float", 1) + plyValue(2, "float", 1) + plyValue(3, "float", 1));
+    EXPECT_EQ(readPly(empty).size(), 1u);
     // A negative list length.
     const std::string negativeHeader = "ply\nformat binary_little_endian 1.0\nelement face 1\n"
                                        "property list char int vertex_indices\nelement vertex 1\n"
