@@ -241,7 +241,7 @@ nlohmann::ordered_json toJson(const ReadRequest& r)
         params[key] = bytesToJson(value);
     return {{"workload", r.workload}, {"path", bytesToJson(r.path)}, {"h5_path", bytesToJson(r.options.h5Path)},
         {"vector", bytesToJson(r.options.vectorPath)}, {"allow_nonfinite", r.options.allowNonFinite},
-        {"params", params}, {"memory_limit", r.memoryLimit}, {"cpu_limit_s", r.cpuLimitS}};
+        {"params", params}, {"memory_limit", r.memoryLimit}, {"cpu_limit_s", r.cpuLimitS}, {"listing", r.listing}};
 }
 
 ReadRequest readRequestFromJson(const nlohmann::ordered_json& j)
@@ -256,6 +256,7 @@ ReadRequest readRequestFromJson(const nlohmann::ordered_json& j)
         r.options.params[key] = bytesFromJson(value);
     r.memoryLimit = j.at("memory_limit").get<std::uint64_t>();
     r.cpuLimitS = j.at("cpu_limit_s").get<double>();
+    r.listing = j.at("listing").get<bool>();
     return r;
 }
 
@@ -276,24 +277,14 @@ std::vector<std::string> selfReaderWorkerArgv()
     return {ec ? std::string("/proc/self/exe") : self.string(), "read-worker"};
 }
 
-data::Dataset loadInWorker(const ReadRequest& request, std::stop_token stop)
+namespace {
+/// Runs the reader worker on `request` with `memory` as its descriptor 3 and returns its answer line when it gave
+/// one with exit status 0; rethrows the error it reported; turns a death into the DatasetError naming the place.
+nlohmann::ordered_json askWorker(
+    const std::vector<std::string>& argv, const ReadRequest& request, int memory, std::stop_token stop)
 {
-    const Workload* workload = defaultRegistry().find(request.workload);
-    if (!workload)
-        throw ParameterError("unknown workload '" + request.workload + "'");
-    const std::vector<std::string> argv = readerWorkerArgv();
-    if (argv.empty())
-        return workload->load(request.path, request.options);
-    if (stop.stop_requested())
-        throw LoadCancelled();
-
-    // An anonymous memory file: it has no name to leave behind, whatever happens to either process.
-    const Fd memory(::memfd_create("kernelscope-dataset", MFD_CLOEXEC));
-    if (memory.get() < 0 || ::ftruncate(memory.get(), static_cast<off_t>(kPageBytes)) != 0)
-        throw std::runtime_error(std::string("cannot create the reader's memory file: ") + std::strerror(errno));
-
-    SupervisedProcess process(argv, kReaderWallLimitS);
-    process.inheritFd(memory.get(), kDatasetFd);
+    SupervisedProcess process(argv, request.listing ? kListingWallLimitS : kReaderWallLimitS);
+    process.inheritFd(memory, kDatasetFd);
     std::optional<nlohmann::ordered_json> answer;
     std::string protocolError;
     const ProcessEnd end = process.run(
@@ -311,21 +302,100 @@ data::Dataset loadInWorker(const ReadRequest& request, std::stop_token stop)
         throw LoadCancelled();
     if (answer && answer->contains("error"))
         rethrow(answer->at("error"), request);
-    if (end.kind == ProcessEnd::Kind::Exited && end.exitCode == 0 && answer && answer->contains("dataset")) {
-        const auto bytes = answer->at("dataset").at("bytes").get<std::uint64_t>();
-        struct stat info { };
-        if (::fstat(memory.get(), &info) != 0 || static_cast<std::uint64_t>(info.st_size) < kPageBytes + bytes)
-            throw data::DatasetError(request.path, "", "the reader process's dataset is truncated");
-        data::requireHostMemory(bytes, request.path, "", "taking over the dataset read");
-        try {
-            return data::wire::readDataset(memory.get(), kPageBytes, bytes, true);
-        } catch (const std::runtime_error& e) {
-            throw data::DatasetError(request.path, "", e.what());
-        }
-    }
+    if (end.kind == ProcessEnd::Kind::Exited && end.exitCode == 0 && answer)
+        return *answer;
     if (end.kind == ProcessEnd::Kind::Exited && !protocolError.empty())
         throw data::DatasetError(request.path, "", protocolError);
-    throw workerDeath(request, end, notedPlace(memory.get()));
+    throw workerDeath(request, end, notedPlace(memory));
+}
+
+/// An anonymous memory file with room for the place page: it has no name to leave behind, whatever happens to
+/// either process.
+int placeMemory()
+{
+    const int fd = ::memfd_create("kernelscope-dataset", MFD_CLOEXEC);
+    if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(kPageBytes)) != 0) {
+        const int error = errno;
+        if (fd >= 0)
+            ::close(fd);
+        throw std::runtime_error(std::string("cannot create the reader's memory file: ") + std::strerror(error));
+    }
+    return fd;
+}
+
+nlohmann::ordered_json toJson(const data::h5::DatasetInfo& d)
+{
+    return {{"path", bytesToJson(d.path)}, {"dims", d.dims}, {"type", d.type}, {"float", d.isFloat},
+        {"integer", d.isInteger}, {"chunked", d.chunked}, {"filters", d.filters}};
+}
+
+data::h5::DatasetInfo datasetInfoFromJson(const nlohmann::ordered_json& j)
+{
+    data::h5::DatasetInfo d;
+    d.path = bytesFromJson(j.at("path"));
+    d.dims = j.at("dims").get<std::vector<std::uint64_t>>();
+    d.type = j.at("type").get<std::string>();
+    d.isFloat = j.at("float").get<bool>();
+    d.isInteger = j.at("integer").get<bool>();
+    d.chunked = j.at("chunked").get<bool>();
+    d.filters = j.at("filters").get<std::vector<std::string>>();
+    return d;
+}
+
+Hdf5Listing listHdf5(const std::string& path)
+{
+    const auto file = data::h5::File::open(path);
+    return {file.groups(), file.datasets()};
+}
+} // namespace
+
+data::Dataset loadInWorker(const ReadRequest& request, std::stop_token stop)
+{
+    const Workload* workload = defaultRegistry().find(request.workload);
+    if (!workload)
+        throw ParameterError("unknown workload '" + request.workload + "'");
+    const std::vector<std::string> argv = readerWorkerArgv();
+    if (argv.empty())
+        return workload->load(request.path, request.options);
+    if (stop.stop_requested())
+        throw LoadCancelled();
+    const Fd memory(placeMemory());
+    const nlohmann::ordered_json answer = askWorker(argv, request, memory.get(), stop);
+    const auto bytes = answer.at("dataset").at("bytes").get<std::uint64_t>();
+    struct stat info { };
+    if (::fstat(memory.get(), &info) != 0 || static_cast<std::uint64_t>(info.st_size) < kPageBytes + bytes)
+        throw data::DatasetError(request.path, "", "the reader process's dataset is truncated");
+    data::requireHostMemory(bytes, request.path, "", "taking over the dataset read");
+    try {
+        return data::wire::readDataset(memory.get(), kPageBytes, bytes, true);
+    } catch (const std::runtime_error& e) {
+        throw data::DatasetError(request.path, "", e.what());
+    }
+}
+
+Hdf5Listing listHdf5InWorker(const std::string& path, std::stop_token stop)
+{
+    const std::vector<std::string> argv = readerWorkerArgv();
+    if (argv.empty())
+        return listHdf5(path);
+    if (stop.stop_requested())
+        throw LoadCancelled();
+    ReadRequest request;
+    request.path = path;
+    request.listing = true;
+    request.cpuLimitS = kListingCpuLimitS;
+    const Fd memory(placeMemory());
+    const nlohmann::ordered_json answer = askWorker(argv, request, memory.get(), stop);
+    try {
+        Hdf5Listing listing;
+        for (const auto& g : answer.at("listing").at("groups"))
+            listing.groups.push_back(bytesFromJson(g));
+        for (const auto& d : answer.at("listing").at("datasets"))
+            listing.datasets.push_back(datasetInfoFromJson(d));
+        return listing;
+    } catch (const std::exception& e) {
+        throw data::DatasetError(path, "", "unreadable listing from the reader (" + std::string(e.what()) + ")");
+    }
 }
 
 int readWorkerMain(std::istream& in, std::ostream& out, std::ostream& err)
@@ -355,6 +425,16 @@ int readWorkerMain(std::istream& in, std::ostream& out, std::ostream& err)
 
     auto answer = [&out](const nlohmann::ordered_json& j) { out << dumped(j) << '\n' << std::flush; };
     try {
+        if (request.listing) {
+            const Hdf5Listing listing = listHdf5(request.path);
+            nlohmann::ordered_json groups = nlohmann::ordered_json::array(), datasets = nlohmann::ordered_json::array();
+            for (const auto& g : listing.groups)
+                groups.push_back(bytesToJson(g));
+            for (const auto& d : listing.datasets)
+                datasets.push_back(toJson(d));
+            answer({{"listing", {{"groups", groups}, {"datasets", datasets}}}});
+            return 0;
+        }
         const Workload* workload = defaultRegistry().find(request.workload);
         if (!workload)
             throw ParameterError("unknown workload '" + request.workload + "'");

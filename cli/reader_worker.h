@@ -10,6 +10,7 @@
 // plus the memory budget (and kReaderSlackBytes), and kReaderCpuLimitS of CPU time.
 
 #include "data/dataset.h"
+#include "data/hdf5_file.h"
 #include "data/read_options.h"
 
 #include <cstdint>
@@ -39,11 +40,17 @@ struct ReadRequest {
     data::ReadOptions options;
     std::uint64_t memoryLimit = 0;
     double cpuLimitS = kReaderCpuLimitS; ///< whole seconds (RLIMIT_CPU), at least 1
+    bool listing = false; ///< list the HDF5 file's groups and datasets instead of reading (listHdf5InWorker)
 };
 
 nlohmann::ordered_json toJson(const ReadRequest& request);
 /// Throws nlohmann::json::exception for a malformed request.
 ReadRequest readRequestFromJson(const nlohmann::ordered_json& json);
+
+/// Listing an HDF5 file's tree is metadata only and the app waits for it: a corrupted file that makes libhdf5 spin
+/// is stopped after this much CPU time (and this much wall time).
+inline constexpr double kListingCpuLimitS = 10.0;
+inline constexpr double kListingWallLimitS = 30.0;
 
 /// A load ended by the stop token (Ctrl-C, the app's Cancel): the worker was killed.
 class LoadCancelled : public std::runtime_error {
@@ -60,6 +67,16 @@ public:
 /// that crashed or ran out of CPU time is a data::DatasetError naming the file and the place it was reading;
 /// LoadCancelled when `stop` was set.
 data::Dataset loadInWorker(const ReadRequest& request, std::stop_token stop = {});
+
+/// An HDF5 file's groups ("/" first) and datasets, as h5::File::groups and datasets() list them.
+struct Hdf5Listing {
+    std::vector<std::string> groups;
+    std::vector<data::h5::DatasetInfo> datasets;
+};
+
+/// Lists an HDF5 file in a reader worker (the app's group picker), or in this process when no worker is set. Throws
+/// as loadInWorker does.
+Hdf5Listing listHdf5InWorker(const std::string& path, std::stop_token stop = {});
 
 /// The reader worker's argv (empty: read in-process). kernelscope-cli and the app set it to themselves with
 /// `read-worker`; tests that drive them in-process set kernelscope-cli's.

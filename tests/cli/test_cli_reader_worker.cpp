@@ -7,6 +7,7 @@
 #include "compute/core/errors.h"
 #include "data/dataset_error.h"
 #include "data/expression_table.h"
+#include "data/hdf5_file.h"
 #include "data/series2d.h"
 #include "data/sparse_matrix.h"
 
@@ -293,6 +294,32 @@ TEST_F(ReaderWorker, CtrlCDuringALoadExitsWithinASecond)
     ASSERT_TRUE(WIFEXITED(status)) << status;
     EXPECT_EQ(WEXITSTATUS(status), kExitCancelled);
     EXPECT_NE(readAll(err).find("cancelled while loading " + h5), std::string::npos) << readAll(err);
+}
+
+TEST_F(ReaderWorker, ListsAnHdf5FileAsTheFileDoes)
+{
+    const std::string h5 = expressionFile("good.h5");
+    const Hdf5Listing listing = listHdf5InWorker(h5);
+    const auto file = data::h5::File::open(h5);
+    EXPECT_EQ(listing.groups, file.groups());
+    const auto datasets = file.datasets();
+    ASSERT_EQ(listing.datasets.size(), datasets.size());
+    for (std::size_t i = 0; i < datasets.size(); ++i) {
+        EXPECT_EQ(listing.datasets[i].path, datasets[i].path);
+        EXPECT_EQ(listing.datasets[i].dims, datasets[i].dims);
+        EXPECT_EQ(listing.datasets[i].type, datasets[i].type);
+        EXPECT_EQ(listing.datasets[i].isFloat, datasets[i].isFloat);
+        EXPECT_EQ(listing.datasets[i].filters, datasets[i].filters);
+    }
+}
+
+TEST_F(ReaderWorker, AListingThatCrashesTheLibraryIsAnError)
+{
+    const std::string h5 = expressionFile("good.h5");
+    const ScopedEnv crash("KS_TEST_READER_CRASH", "/sample_names");
+    const auto e = datasetError([&] { listHdf5InWorker(h5); });
+    EXPECT_EQ(e.place(), "/sample_names") << e.what();
+    EXPECT_NE(std::string(e.what()).find("the HDF5 library crashed (SIGSEGV)"), std::string::npos) << e.what();
 }
 
 TEST_F(ReaderWorker, AWorkerThatDiesWithoutAnAnswerIsNamed)
