@@ -21,6 +21,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <spawn.h>
+#include <sstream>
 #include <string>
 #include <sys/wait.h>
 #include <thread>
@@ -294,6 +295,60 @@ TEST_F(ReaderWorker, CtrlCDuringALoadExitsWithinASecond)
     ASSERT_TRUE(WIFEXITED(status)) << status;
     EXPECT_EQ(WEXITSTATUS(status), kExitCancelled);
     EXPECT_NE(readAll(err).find("cancelled while loading " + h5), std::string::npos) << readAll(err);
+}
+
+/// The children of this process's threads (the worker is started from whichever thread loads).
+std::vector<pid_t> childProcesses()
+{
+    std::vector<pid_t> children;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+        std::ifstream in(task.path() / "children");
+        for (pid_t pid; in >> pid;)
+            children.push_back(pid);
+    }
+    return children;
+}
+
+/// A limit's soft value from /proc/PID/limits ("Max address space", "Max cpu time"): 0 for unlimited.
+std::uint64_t softLimit(pid_t pid, const std::string& name)
+{
+    std::ifstream in("/proc/" + std::to_string(pid) + "/limits");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind(name, 0) == 0) {
+            std::istringstream fields(line.substr(name.size()));
+            std::string soft;
+            fields >> soft;
+            return soft == "unlimited" ? 0 : std::stoull(soft);
+        }
+    return 0;
+}
+
+TEST_F(ReaderWorker, TheWorkerLimitsItsAddressSpaceAndCpuTimeBeforeReading)
+{
+    if (!std::filesystem::exists("/proc/self/task/" + std::to_string(::getpid()) + "/children"))
+        GTEST_SKIP() << "this kernel does not list a thread's children (CONFIG_PROC_CHILDREN)";
+    const std::string h5 = expressionFile("good.h5");
+    const ScopedEnv spin("KS_TEST_READER_SPIN", "/feature_names");
+    ReadRequest r = request("lrv", h5);
+    r.memoryLimit = 256ull << 20;
+    std::stop_source stop;
+    std::jthread loader([&] { EXPECT_THROW(loadInWorker(r, stop.get_token()), LoadCancelled); });
+    // The worker spins at /feature_names: it has set its limits by then.
+    std::vector<pid_t> children;
+    for (int i = 0; i < 200 && children.empty(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        children = childProcesses();
+    }
+    ASSERT_EQ(children.size(), 1u);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const std::uint64_t space = softLimit(children[0], "Max address space");
+    const std::uint64_t cpu = softLimit(children[0], "Max cpu time");
+    stop.request_stop();
+    loader.join();
+    // What it mapped at start (the executable, its libraries) plus 256 MiB of budget plus the 512 MiB of slack.
+    EXPECT_GT(space, (256ull + 512ull) << 20);
+    EXPECT_LT(space, (256ull + 512ull + 4096ull) << 20) << "mapped at start is well under 4 GiB";
+    EXPECT_EQ(cpu, static_cast<std::uint64_t>(kReaderCpuLimitS));
 }
 
 TEST_F(ReaderWorker, ListsAnHdf5FileAsTheFileDoes)
