@@ -75,23 +75,28 @@ struct NotedPlace {
     std::string place;
 };
 
-NotedPlace notedPlace(int fd)
+NotedPlace notedPlace(const data::ReadPlacePage& page)
 {
-    NotedPlace noted;
-    void* mapped = ::mmap(nullptr, kPageBytes, PROT_READ, MAP_SHARED, fd, 0);
-    if (mapped == MAP_FAILED)
-        return noted;
-    const auto* page = static_cast<const data::ReadPlacePage*>(mapped);
     auto text = [](const char* chars, std::uint32_t length) {
         // A length torn by a kill mid-note is bounded by the buffer and the text's NUL.
         const std::size_t n = std::min<std::size_t>(length, data::ReadPlacePage::kTextBytes - 1);
         return std::string(chars, ::strnlen(chars, n));
     };
-    noted.source = static_cast<data::ReadPlacePage::Source>(page->source.load());
-    noted.file = text(page->file, page->fileLength.load());
-    noted.place = text(page->place, page->placeLength.load());
-    if (noted.source == data::ReadPlacePage::Text && page->line.load() > 0)
-        noted.place = data::linePlace(static_cast<std::size_t>(page->line.load()));
+    NotedPlace noted;
+    noted.source = static_cast<data::ReadPlacePage::Source>(page.source.load());
+    noted.file = text(page.file, page.fileLength.load());
+    noted.place = text(page.place, page.placeLength.load());
+    if (noted.source == data::ReadPlacePage::Text && page.line.load() > 0)
+        noted.place = data::linePlace(static_cast<std::size_t>(page.line.load()));
+    return noted;
+}
+
+NotedPlace notedPlace(int fd)
+{
+    void* mapped = ::mmap(nullptr, kPageBytes, PROT_READ, MAP_SHARED, fd, 0);
+    if (mapped == MAP_FAILED)
+        return {};
+    const NotedPlace noted = notedPlace(*static_cast<const data::ReadPlacePage*>(mapped));
     ::munmap(mapped, kPageBytes);
     return noted;
 }
@@ -144,15 +149,18 @@ data::DatasetError workerDeath(const ReadRequest& request, const ProcessEnd& end
     if (type == "logic")
         throw std::logic_error(message);
     if (type == "memory")
-        throw std::bad_alloc();
+        throw data::DatasetError(e.value("file", request.path), e.value("place", std::string()),
+            "the reader ran out of memory here (it may map " + e.value("limit", std::string("?"))
+                + ": the memory budget plus its slack)");
     throw std::runtime_error(message);
 }
 
 /// The test-only faults a worker can be told to make, so its tests need no real crashing file: KS_TEST_READER_CRASH
-/// raises SIGSEGV and KS_TEST_READER_SPIN spins forever, each when an HDF5 place containing its value is read, or
-/// before reading when it is "start".
+/// raises SIGSEGV, KS_TEST_READER_SPIN spins forever and KS_TEST_READER_ALLOC asks for as much memory as the
+/// address-space limit, each when an HDF5 place containing its value is read, or before reading when it is "start".
 const char* g_crashAt = nullptr;
 const char* g_spinAt = nullptr;
+const char* g_allocAt = nullptr;
 
 void fault(const char* at, std::string_view place)
 {
@@ -160,6 +168,15 @@ void fault(const char* at, std::string_view place)
         return;
     if (at == g_crashAt)
         std::raise(SIGSEGV);
+    if (at == g_allocAt) {
+        // What a reader's estimate missed: more than RLIMIT_AS leaves, so the allocation itself fails.
+        rlimit limit {};
+        ::getrlimit(RLIMIT_AS, &limit);
+        // A direct call of operator new, which the compiler may not elide as it may a new-expression.
+        void* const block = ::operator new(limit.rlim_cur == RLIM_INFINITY ? 0 : limit.rlim_cur);
+        ::operator delete(block);
+        return;
+    }
     // Busy, as libhdf5's H5HG_read loop is: only the CPU limit or a kill ends it.
     std::atomic<std::uint64_t> spins {0};
     while (true)
@@ -169,6 +186,7 @@ void fault(const char* at, std::string_view place)
 void faultAtPlace(std::string_view place)
 {
     fault(g_crashAt, place);
+    fault(g_allocAt, place);
     fault(g_spinAt, place);
 }
 
@@ -418,7 +436,9 @@ int readWorkerMain(std::istream& in, std::ostream& out, std::ostream& err)
     }
     g_crashAt = std::getenv("KS_TEST_READER_CRASH");
     g_spinAt = std::getenv("KS_TEST_READER_SPIN");
-    data::setReadPlacePage(new (page) data::ReadPlacePage, g_crashAt || g_spinAt ? faultAtPlace : nullptr);
+    g_allocAt = std::getenv("KS_TEST_READER_ALLOC");
+    auto* place = new (page) data::ReadPlacePage;
+    data::setReadPlacePage(place, g_crashAt || g_spinAt || g_allocAt ? faultAtPlace : nullptr);
     data::noteReadFile(request.path);
     limitSelf(request);
     faultAtPlace({});
@@ -452,7 +472,13 @@ int readWorkerMain(std::istream& in, std::ostream& out, std::ostream& err)
     } catch (const std::logic_error& e) {
         answer({{"error", {{"type", "logic"}, {"message", e.what()}}}});
     } catch (const std::bad_alloc&) {
-        answer({{"error", {{"type", "memory"}}}});
+        // RLIMIT_AS stopped an allocation no budget check foresaw: named with the place the readers noted.
+        rlimit limit {};
+        ::getrlimit(RLIMIT_AS, &limit);
+        const NotedPlace noted = notedPlace(*place);
+        answer({{"error",
+            {{"type", "memory"}, {"file", noted.file.empty() ? request.path : noted.file}, {"place", noted.place},
+                {"limit", limit.rlim_cur == RLIM_INFINITY ? "no limit" : data::formatBytes(limit.rlim_cur)}}}});
     } catch (const std::exception& e) {
         answer({{"error", {{"type", "other"}, {"message", e.what()}}}});
     }

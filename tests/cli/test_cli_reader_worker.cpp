@@ -226,6 +226,21 @@ TEST_F(ReaderWorker, ACrashAtAChosenPlaceIsNamed)
     EXPECT_NE(std::string(e.what()).find("crashed (SIGSEGV)"), std::string::npos) << e.what();
 }
 
+TEST_F(ReaderWorker, AnAllocationPastTheAddressSpaceLimitIsNamedWithItsPlace)
+{
+    // What a reader's estimate missed (libhdf5's own buffers): RLIMIT_AS makes the allocation fail in the worker.
+    const std::string h5 = expressionFile("good.h5");
+    const ScopedEnv alloc("KS_TEST_READER_ALLOC", "/sample_names");
+    ReadRequest r = request("lrv", h5);
+    r.memoryLimit = 256ull << 20;
+    const auto e = datasetError([&] { loadInWorker(r); });
+    EXPECT_EQ(e.file(), h5);
+    EXPECT_EQ(e.place(), "/sample_names") << e.what();
+    EXPECT_NE(std::string(e.what()).find("the reader ran out of memory here (it may map "), std::string::npos)
+        << e.what();
+    EXPECT_LE(std::string(e.what()).size(), 200u) << e.what();
+}
+
 TEST_F(ReaderWorker, AReaderSpinningPastItsCpuLimitIsStoppedAndNamed)
 {
     const std::string h5 = expressionFile("good.h5");
