@@ -1,5 +1,6 @@
 #include "cli/cli.h"
 
+#include "cli/reader_worker.h"
 #include "cli/worker.h"
 
 #include "compute/core/atomic_file.h"
@@ -524,10 +525,15 @@ DecideOptions decideOptions(const RunArgs& a)
     return options;
 }
 
+/// How setDataOrigin reads a file: in a reader worker (a run's parent), or in this process (a user variant's worker,
+/// already a child process of its own).
+enum class Reading { InWorker, InProcess };
+
 /// The run parameters, generator, sizes and loaded dataset of a request as the command line gives them: what the
 /// parent's run and a user variant's worker both build their data from. Throws ParameterError or
-/// data::DatasetError naming the problem.
-void setDataOrigin(const RunArgs& a, const Workload& workload, SweepRequest& request, std::ostream& err)
+/// data::DatasetError naming the problem, LoadCancelled when `stop` ends the load.
+void setDataOrigin(const RunArgs& a, const Workload& workload, SweepRequest& request, std::ostream& err,
+    Reading reading = Reading::InWorker, std::stop_token stop = {})
 {
     for (const auto& p : a.params)
         for (auto& [k, v] : runAssignments(p, workload.parameters()))
@@ -545,7 +551,14 @@ void setDataOrigin(const RunArgs& a, const Workload& workload, SweepRequest& req
         readOptions.h5Path = a.h5Path;
         readOptions.vectorPath = a.vector;
         readOptions.params = request.params;
-        request.dataset = workload.load(a.input, readOptions);
+        if (reading == Reading::InProcess) {
+            request.dataset = workload.load(a.input, readOptions);
+        } else {
+            ReadRequest read {workload.id(), a.input, readOptions, 0};
+            if (!a.memoryLimit.empty())
+                read.memoryLimit = data::parseByteSize(a.memoryLimit); // checked by runCommand
+            request.dataset = loadInWorker(read, stop);
+        }
     } else if (!a.h5Path.empty()) {
         throw ParameterError("--h5-path needs --input");
     } else if (!a.vector.empty()) {
@@ -678,7 +691,7 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
         }
         onlyUserVariants = a.variants != "all" && request.variantIds.empty();
         checkVectorAndDevice(a, *workload);
-        setDataOrigin(a, *workload, request, err);
+        setDataOrigin(a, *workload, request, err, Reading::InWorker, stop);
         plan = planSweep(request);
         // Only user variants chosen: the plan's empty list would mean every built-in one.
         if (request.variantIds.empty() && onlyUserVariants)
@@ -714,6 +727,9 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
                     + " and " + data::plural(plan.sizes.size(), "size") + ": choose a single --variant and size");
             requireOutput("--param features=", featuresPath, a.force);
         }
+    } catch (const LoadCancelled&) {
+        err << "cancelled while loading " << a.input << '\n';
+        return kExitCancelled;
     } catch (const data::DatasetError& e) {
         err << "error: " << e.what() << '\n';
         return kExitBadInput;
@@ -1096,7 +1112,7 @@ int workerCommand(std::istream& in, std::ostream& out, std::ostream& err, std::s
     SweepRequest request;
     request.workload = workload;
     request.options = w.options;
-    setDataOrigin(a, *workload, request, err);
+    setDataOrigin(a, *workload, request, err, Reading::InProcess);
     SweepPlan plan = planSweep(request);
 
     WorkerLines lines(out);
@@ -1143,6 +1159,8 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
 
     auto* worker = app.add_subcommand("worker", "");
     worker->group(""); // internal: run --kernel's worker process, not for people
+    auto* readWorker = app.add_subcommand("read-worker", "");
+    readWorker->group(""); // internal: read a dataset file in a child process (reader_worker.h)
 
     bool noCalibrate = false, recalibrate = false;
     auto* info = app.add_subcommand("info", "Show the host and CUDA devices with their calibrated ceilings");
@@ -1258,6 +1276,8 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     try {
         if (*worker)
             return workerCommand(std::cin, out, err, stop);
+        if (*readWorker)
+            return readWorkerMain(std::cin, out, err);
         if (*list) {
             std::vector<std::string> kernels;
             for (const std::string& file : splitList(listKernels))

@@ -1,6 +1,7 @@
 // kernelscope-cli: the engine, headless. Ctrl-C cancels between repetitions and still writes what was measured; a
 // second Ctrl-C exits at once.
 #include "cli/cli.h"
+#include "cli/reader_worker.h"
 
 #include <atomic>
 #include <chrono>
@@ -24,6 +25,8 @@ extern "C" void onInterrupt(int)
 int main(int argc, char** argv)
 {
     std::vector<std::string> args(argv + 1, argv + argc);
+    // Dataset files are read by this executable again, as `kernelscope-cli read-worker` (reader_worker.h).
+    ks::cli::setReaderWorkerArgv(ks::cli::selfReaderWorkerArgv());
     std::stop_source stop;
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);

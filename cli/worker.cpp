@@ -154,6 +154,11 @@ SupervisedProcess::SupervisedProcess(std::vector<std::string> argv, double watch
 {
 }
 
+void SupervisedProcess::inheritFd(int fd, int childFd)
+{
+    m_inherited.emplace_back(fd, childFd);
+}
+
 void SupervisedProcess::restartWatchdog(double seconds)
 {
     m_watchdogS = seconds;
@@ -174,6 +179,14 @@ ProcessEnd SupervisedProcess::run(const std::string& input, const LineHandler& o
     posix_spawn_file_actions_adddup2(&actions, in.fd[0], STDIN_FILENO);
     posix_spawn_file_actions_adddup2(&actions, out.fd[1], STDOUT_FILENO);
     posix_spawn_file_actions_adddup2(&actions, err.fd[1], STDERR_FILENO);
+    // dup2 onto the same number would keep FD_CLOEXEC: such a descriptor goes through a copy above the range.
+    std::vector<int> copies;
+    for (const auto& [fd, childFd] : m_inherited) {
+        const int source = fd == childFd ? ::fcntl(fd, F_DUPFD_CLOEXEC, childFd + 1) : fd;
+        if (source != fd)
+            copies.push_back(source);
+        posix_spawn_file_actions_adddup2(&actions, source, childFd);
+    }
     std::vector<char*> argv;
     for (auto& a : m_argv)
         argv.push_back(a.data());
@@ -181,6 +194,9 @@ ProcessEnd SupervisedProcess::run(const std::string& input, const LineHandler& o
     pid_t pid = 0;
     const int spawned = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
+    for (const int copy : copies)
+        if (copy >= 0)
+            ::close(copy);
     if (spawned != 0) {
         end.kind = ProcessEnd::Kind::SpawnFailed;
         end.stderrText = "cannot start " + m_argv[0] + ": " + std::strerror(spawned);

@@ -15,6 +15,7 @@
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ks::cli {
@@ -84,9 +85,13 @@ public:
     ProcessEnd run(const std::string& input, const LineHandler& onLine, std::stop_token stop = {});
     /// From now, the process may run `seconds` more before it is killed.
     void restartWatchdog(double seconds);
+    /// The process gets this process's `fd` as its descriptor `childFd` (3 and up), open across exec: a file to
+    /// write what does not fit a line (the reader worker's dataset). Call before run.
+    void inheritFd(int fd, int childFd);
 
 private:
     std::vector<std::string> m_argv;
+    std::vector<std::pair<int, int>> m_inherited; ///< (this process's fd, the child's)
     double m_watchdogS;
     double m_deadline = 0.0; ///< on the steady clock, in seconds
 };

@@ -4,6 +4,7 @@
 #include "data/line_cursor.h"
 #include "data/number_text.h"
 #include "data/quote.h"
+#include "data/read_place.h"
 
 #include <algorithm>
 #include <charconv>
@@ -160,6 +161,7 @@ Delimiter parseDelimitedText(std::string_view text, const std::string& file, con
         std::string_view line = text.substr(pos, end - pos);
         pos = end;
         ++lineNumber;
+        noteReadLine(lineNumber);
         if (!state.inRow && isBlankOrComment(line, options.commentChar))
             continue;
         if (!state.inRow) {

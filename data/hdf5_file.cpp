@@ -4,6 +4,7 @@
 #include "data/host_memory.h"
 #include "data/input_file.h"
 #include "data/quote.h"
+#include "data/read_place.h"
 
 #include <algorithm>
 #include <cstring>
@@ -224,7 +225,7 @@ struct Listing {
 /// Lists the file as H5Ovisit does, but looks each link up in its own group: H5Ovisit finds every object again
 /// from the root, which costs the square of the nesting depth (a second per few hundred levels). False, with
 /// HDF5's error stack set, when a group cannot be read.
-bool listObjects(hid_t file, Listing& out)
+bool listObjects(hid_t file, const std::string& filePath, Listing& out)
 {
     struct Frame {
         Id group;
@@ -245,6 +246,7 @@ bool listObjects(hid_t file, Listing& out)
         return true;
     };
     H5O_info_t root;
+    noteHdf5Place(filePath, "/");
     if (H5Oget_info_by_name2(file, "/", &root, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
         return false;
     visited.insert({root.fileno, root.addr});
@@ -264,6 +266,7 @@ bool listObjects(hid_t file, Listing& out)
             continue;
         }
         H5O_info_t info;
+        noteHdf5Place(filePath, path);
         if (H5Oget_info_by_name2(top.group.get(), link.name.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
             return false;
         if (!visited.insert({info.fileno, info.addr}).second)
@@ -352,6 +355,7 @@ File File::open(const std::string& path)
         throw DatasetError(path, "", "no such file");
     requireReadableKind(path);
     LibraryLock lock;
+    noteHdf5Place(path, "/");
     if (H5Fis_hdf5(path.c_str()) <= 0) {
         H5Eclear2(H5E_DEFAULT);
         throw DatasetError(path, "", "not an HDF5 file (no HDF5 signature)");
@@ -375,7 +379,7 @@ std::vector<std::string> File::groups() const
 {
     LibraryLock lock;
     Listing listing;
-    if (!listObjects(m_id, listing))
+    if (!listObjects(m_id, m_path, listing))
         fail("", "cannot list the file's contents: " + errorStack());
     std::vector<std::string> result;
     for (auto& [path, type] : listing.objects)
@@ -388,7 +392,7 @@ std::vector<DatasetInfo> File::datasets() const
 {
     LibraryLock lock;
     Listing listing;
-    if (!listObjects(m_id, listing))
+    if (!listObjects(m_id, m_path, listing))
         fail("", "cannot list the file's contents: " + errorStack());
     std::vector<DatasetInfo> result;
     for (auto& [path, type] : listing.objects)
@@ -411,7 +415,7 @@ Contents File::contents() const
 {
     LibraryLock lock;
     Listing listing;
-    if (!listObjects(m_id, listing))
+    if (!listObjects(m_id, m_path, listing))
         fail("", "cannot list the file's contents: " + errorStack());
     Contents result;
     for (auto& [path, type] : listing.objects)
@@ -477,12 +481,14 @@ H5O_type_t objectTypeAt(hid_t file, const std::string& path)
 bool File::hasDataset(const std::string& path) const
 {
     LibraryLock lock;
+    noteHdf5Place(m_path, path);
     return objectTypeAt(m_id, path) == H5O_TYPE_DATASET;
 }
 
 bool File::hasGroup(const std::string& path) const
 {
     LibraryLock lock;
+    noteHdf5Place(m_path, path);
     return objectTypeAt(m_id, path) == H5O_TYPE_GROUP;
 }
 
@@ -491,6 +497,7 @@ DatasetInfo File::info(const std::string& path) const
     LibraryLock lock;
     if (!hasDataset(path))
         fail("dataset " + path, "no such dataset in the file");
+    noteHdf5Place(m_path, path);
     Id dataset(H5Dopen2(m_id, path.c_str(), H5P_DEFAULT), H5Dclose);
     if (!dataset.valid())
         fail("dataset " + path, "cannot open: " + errorStack());
@@ -547,6 +554,7 @@ std::vector<T> readNumeric(
             file.fail(place,
                 "uses the HDF5 filter " + quotedToken(filter.name) + " (id " + std::to_string(filter.id)
                     + "), which this HDF5 library does not have; re-save it (h5repack -f NONE in.h5 out.h5)");
+    noteHdf5Place(file.path(), path);
     const std::uint64_t count = info.elementCount();
     if (count == UINT64_MAX || count > UINT64_MAX / sizeof(T))
         file.fail(place, "its extents overflow 64-bit sizes");
@@ -617,6 +625,7 @@ std::vector<std::string> File::readStrings(const std::string& path) const
         fail(place, "holds " + meta.type + " values; expected strings");
     if (meta.dims.size() != 1)
         fail(place, "has rank " + std::to_string(meta.dims.size()) + "; expected a 1-D list of strings");
+    noteHdf5Place(m_path, path);
     Id dataset(H5Dopen2(m_id, path.c_str(), H5P_DEFAULT), H5Dclose);
     Id fileType(H5Dget_type(dataset.get()), H5Tclose);
     const std::size_t count = static_cast<std::size_t>(meta.dims[0]);
@@ -726,6 +735,7 @@ void File::writeStringAttribute(const std::string& objectPath, const std::string
 std::string File::readStringAttribute(const std::string& objectPath, const std::string& name) const
 {
     LibraryLock lock;
+    noteHdf5Place(m_path, objectPath + "@" + name);
     Id object(H5Oopen(m_id, objectPath.c_str(), H5P_DEFAULT), H5Oclose);
     if (!object.valid()) {
         H5Eclear2(H5E_DEFAULT);
@@ -762,6 +772,7 @@ std::string File::readStringAttribute(const std::string& objectPath, const std::
 bool File::hasAttribute(const std::string& objectPath, const std::string& name) const
 {
     LibraryLock lock;
+    noteHdf5Place(m_path, objectPath + "@" + name);
     if (objectTypeAt(m_id, objectPath) == H5O_TYPE_UNKNOWN)
         return false;
     const htri_t exists = H5Aexists_by_name(m_id, objectPath.c_str(), name.c_str(), H5P_DEFAULT);
@@ -774,6 +785,7 @@ std::vector<double> File::readNumericAttribute(const std::string& objectPath, co
     LibraryLock lock;
     if (!hasAttribute(objectPath, name))
         fail(objectPath, "has no attribute '" + name + "'");
+    noteHdf5Place(m_path, objectPath + "@" + name);
     Id attribute(H5Aopen_by_name(m_id, objectPath.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
     if (!attribute.valid())
         fail(objectPath, "cannot open attribute '" + name + "': " + errorStack());

@@ -1,6 +1,7 @@
 #include "data/input_file.h"
 
 #include "data/dataset_error.h"
+#include "data/read_place.h"
 
 #include <sys/stat.h>
 
@@ -8,6 +9,8 @@ namespace ks::data {
 
 void requireReadableKind(const std::string& path, InputShape shape)
 {
+    // Every reader passes here first: the reader worker names this file if the reading that follows dies.
+    noteReadFile(path);
     struct stat info { };
     // stat, not lstat: a symbolic link is judged by what it points to.
     if (::stat(path.c_str(), &info) != 0)

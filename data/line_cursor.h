@@ -3,6 +3,8 @@
 // Walking a text a line and a token at a time, and the small normalisations of a piece of text (blanks, a byte-order
 // mark, letter case) that every reader of text shares.
 
+#include "data/read_place.h"
+
 #include <array>
 #include <cctype>
 #include <cstddef>
@@ -32,6 +34,7 @@ public:
             line.remove_suffix(1);
         m_pos = end == std::string_view::npos ? m_text.size() : end + 1;
         ++m_number;
+        noteReadLine(m_number);
         return true;
     }
 

@@ -1,6 +1,7 @@
 // kernelscope: the desktop profiler. Starts on the built-in generator of the first workload; --demo also runs a
 // short sweep of every variant that can run here.
 #include "cli/cli.h"
+#include "cli/reader_worker.h"
 #include "compute/core/registry.h"
 #include "compute/core/version.h"
 #include "data/host_memory.h"
@@ -24,6 +25,11 @@ int main(int argc, char** argv)
     // which needs no display and answers on its stdout.
     if (argc == 2 && std::string_view(argv[1]) == "worker")
         return ks::cli::runCli({"worker"}, std::cout, std::cerr);
+    // Dataset files are read likewise, by `kernelscope read-worker` (cli/reader_worker.h): a reader that crashes on a
+    // hostile file ends that process, not the app.
+    if (argc == 2 && std::string_view(argv[1]) == "read-worker")
+        return ks::cli::readWorkerMain(std::cin, std::cout, std::cerr);
+    ks::cli::setReaderWorkerArgv(ks::cli::selfReaderWorkerArgv());
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("KernelScope"));
     QApplication::setApplicationName(QStringLiteral("kernelscope"));

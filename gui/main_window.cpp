@@ -36,6 +36,7 @@
 #include <QLabel>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QSplitter>
@@ -194,6 +195,7 @@ MainWindow::MainWindow(QWidget* parent)
         showStatus(tr("Loaded %1: %2 elements")
                        .arg(QString::fromStdString(d.meta().name))
                        .arg(static_cast<qulonglong>(d.meta().size)));
+        m_cancelButton->setEnabled(isRunning());
         Q_EMIT datasetLoadFinished(true);
     });
     connect(m_controller, &RunController::datasetFailed, this, [this](quint64 ticket, const QString& message) {
@@ -208,6 +210,7 @@ MainWindow::MainWindow(QWidget* parent)
         m_datasetPanel->showReaderHint(workloadsReading(failed));
         updateDataContext();
         showStatus(guiWording(message), true);
+        m_cancelButton->setEnabled(isRunning());
         Q_EMIT datasetLoadFinished(false);
     });
 
@@ -425,6 +428,9 @@ std::string MainWindow::nextSweepStamp()
 
 void MainWindow::cancelRun()
 {
+    // A load in flight is ended at once (its reader worker is killed); a sweep stops after its repetition.
+    if (m_controller->cancelLoad() && !isRunning())
+        showStatus(tr("Cancelling the load…"));
     if (!isRunning())
         return;
     m_controller->cancel();
@@ -620,6 +626,7 @@ void MainWindow::onDatasetLoadRequested(const QString& path, const QString& h5Pa
     updateDataContext();
     m_datasetPanel->showLoading(QFileInfo(path).fileName());
     showStatus(tr("Loading %1…").arg(path));
+    m_cancelButton->setEnabled(true);
     data::ReadOptions options;
     options.allowNonFinite = allowNonFinite;
     options.h5Path = h5Path.toStdString();

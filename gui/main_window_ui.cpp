@@ -16,6 +16,7 @@
 #include "gui/panels/run_settings_panel.h"
 #include "gui/panels/variant_panel.h"
 #include "gui/results_model.h"
+#include "gui/run_controller.h"
 #include "gui/settings_store.h"
 
 #include <QAction>
@@ -355,7 +356,7 @@ void MainWindow::showStatus(const QString& message, bool error)
 void MainWindow::setRunningUi(bool running)
 {
     m_runButton->setEnabled(!running);
-    m_cancelButton->setEnabled(running);
+    m_cancelButton->setEnabled(running || m_controller->isLoading());
     m_workloadCombo->setEnabled(!running);
     m_progress->setVisible(running);
     if (!running)

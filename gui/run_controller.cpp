@@ -1,5 +1,6 @@
 #include "gui/run_controller.h"
 
+#include "cli/reader_worker.h"
 #include "compute/core/errors.h"
 #include "compute/core/registry.h"
 #include "data/dataset_error.h"
@@ -144,6 +145,7 @@ RunController::RunController(QObject* parent)
 RunController::~RunController()
 {
     m_stop.request_stop();
+    m_loadStop.request_stop();
     m_thread.quit();
     m_thread.wait();
 }
@@ -207,14 +209,18 @@ quint64 RunController::loadDataset(const QString& workloadId, const QString& pat
     QPointer<RunController> self(this);
     const std::string workload = workloadId.toStdString();
     const std::string file = path.toStdString();
-    QThreadPool::globalInstance()->start([self, ticket, workload, options, file] {
+    // A newer load supersedes the one in flight: its reader worker is killed rather than left to finish.
+    m_loadStop.request_stop();
+    m_loadStop = std::stop_source();
+    m_loading = true;
+    QThreadPool::globalInstance()->start([self, ticket, workload, options, file, stop = m_loadStop.get_token()] {
         QString failure;
         data::Dataset dataset;
         try {
-            const Workload* w = defaultRegistry().find(workload);
-            if (!w)
-                throw ParameterError("unknown workload '" + workload + "'");
-            dataset = w->load(file, options);
+            // In a reader worker (cli/reader_worker.h): a reader that crashes on the file ends that process only.
+            dataset = cli::loadInWorker({workload, file, options, 0}, stop);
+        } catch (const cli::LoadCancelled&) {
+            failure = QObject::tr("load cancelled");
         } catch (const std::bad_alloc&) {
             failure = QStringLiteral("%1: out of memory while reading").arg(QString::fromStdString(file));
         } catch (const std::exception& e) {
@@ -227,6 +233,7 @@ quint64 RunController::loadDataset(const QString& workloadId, const QString& pat
             [self, ticket, dataset, failure] {
                 if (!self || ticket != self->m_ticket)
                     return; // a newer load superseded this one
+                self->m_loading = false;
                 if (failure.isEmpty())
                     Q_EMIT self->datasetLoaded(ticket, dataset);
                 else
@@ -235,6 +242,14 @@ quint64 RunController::loadDataset(const QString& workloadId, const QString& pat
             Qt::QueuedConnection);
     });
     return ticket;
+}
+
+bool RunController::cancelLoad()
+{
+    if (!m_loading)
+        return false;
+    m_loadStop.request_stop();
+    return true;
 }
 
 } // namespace ks::gui

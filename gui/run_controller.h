@@ -80,6 +80,10 @@ public:
     /// Loads a file for a workload on a pool thread; the answer comes as datasetLoaded or datasetFailed with the
     /// returned ticket (a later load makes earlier tickets stale).
     quint64 loadDataset(const QString& workloadId, const QString& path, const data::ReadOptions& options);
+    /// Ends the load in flight (its reader worker is killed); it answers datasetFailed with "load cancelled". False
+    /// when no load is in flight.
+    bool cancelLoad();
+    bool isLoading() const { return m_loading; }
 
 Q_SIGNALS:
     void samplesReady(const QList<ks::Sample>& samples);
@@ -105,6 +109,8 @@ private:
     bool m_running = false;
     bool m_calibrate = true;
     quint64 m_ticket = 0;
+    std::stop_source m_loadStop; ///< the load in flight's: a newer load or cancelLoad ends it
+    bool m_loading = false;
 };
 
 } // namespace ks::gui

@@ -1,5 +1,6 @@
 #include "gui/panels/h5_picker_dialog.h"
 
+#include "cli/reader_worker.h"
 #include "data/hdf5_file.h"
 #include "gui/theme.h"
 
@@ -153,9 +154,10 @@ void H5PickerDialog::populate()
     std::vector<std::string> groups;
     std::vector<data::h5::DatasetInfo> datasets;
     try {
-        const auto file = data::h5::File::open(nativePath(m_filePath));
-        groups = file.groups();
-        datasets = file.datasets();
+        // Listed by the reader worker: a corrupted file that crashes libhdf5 is an error here, not the app's end.
+        auto listing = cli::listHdf5InWorker(nativePath(m_filePath));
+        groups = std::move(listing.groups);
+        datasets = std::move(listing.datasets);
     } catch (const std::exception& e) {
         m_error = QString::fromStdString(e.what());
         m_errorLabel->setText(m_error);
@@ -261,8 +263,8 @@ std::optional<QString> H5PickerDialog::choose(const QString& path, QWidget* pare
 QStringList H5PickerDialog::candidateGroups(const QString& path)
 {
     try {
-        const auto file = data::h5::File::open(nativePath(path));
-        return seriesGroups(file.groups(), file.datasets());
+        const auto listing = cli::listHdf5InWorker(nativePath(path));
+        return seriesGroups(listing.groups, listing.datasets);
     } catch (const std::exception&) {
         // Not listable means no candidates; the reader reports the actual problem when the file is loaded.
         return {};
