@@ -315,7 +315,7 @@ std::vector<Summary> runSweepWithUserKernels(const SweepPlan& plan, const std::v
     int index = 0;
     for (std::size_t sizeIndex = 0; sizeIndex < plan.sizes.size() && !stop.stop_requested(); ++sizeIndex) {
         const std::uint64_t size = plan.sizes[sizeIndex];
-        const SizeInputs inputs = prepareSize(plan, sizeIndex, runner, observer);
+        const SizeInputs inputs = prepareSize(plan, sizeIndex, runner, observer, stop);
         for (const RunEntry& entry : entries) {
             if (stop.stop_requested())
                 break;

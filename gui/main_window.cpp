@@ -434,7 +434,7 @@ void MainWindow::cancelRun()
     if (!isRunning())
         return;
     m_controller->cancel();
-    showStatus(tr("Cancelling after the current repetition…"));
+    showStatus(tr("Cancelling…"));
 }
 
 void MainWindow::onSummary(const ks::Summary& summary)

@@ -94,7 +94,8 @@ void MainWindow::buildUi()
     m_runButton->setDefault(true);
     m_cancelButton = new QPushButton(tr("Cancel"), setup);
     m_cancelButton->setObjectName(QStringLiteral("cancelButton"));
-    m_cancelButton->setToolTip(tr("Stop after the current repetition, keeping what was measured (Esc)"));
+    m_cancelButton->setToolTip(
+        tr("Stop now, keeping what was measured: a CPU repetition within milliseconds, a GPU one at its end (Esc)"));
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_runButton, 1);
     buttons->addWidget(m_cancelButton);

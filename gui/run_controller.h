@@ -55,8 +55,8 @@ private:
 };
 
 /// Owns the compute thread and its worker. The GUI thread only ever posts work and receives queued signals, so it
-/// never waits on compute; cancelling stops between repetitions and keeps what was measured. Dataset loads run on
-/// the global thread pool, so a file can be opened while a sweep runs.
+/// never waits on compute; cancelling stops a CPU repetition within milliseconds (a GPU one at its end) and keeps what
+/// was measured. Dataset loads run on the global thread pool, so a file can be opened while a sweep runs.
 class RunController : public QObject {
     Q_OBJECT
 public:
@@ -75,7 +75,8 @@ public:
     /// Starts an A/B decision between the request's variants (the first is A): like start(), and decisionsReady
     /// comes before finished. Throws ks::ParameterError for fewer than two variants.
     void startDecision(const SweepRequest& request, const DecideOptions& options);
-    /// Asks the running sweep to stop after the current repetition.
+    /// Asks the running sweep to stop: a CPU repetition or reference is abandoned within milliseconds, a GPU repetition
+    /// finishes first.
     void cancel();
     /// Loads a file for a workload on a pool thread; the answer comes as datasetLoaded or datasetFailed with the
     /// returned ticket (a later load makes earlier tickets stale).

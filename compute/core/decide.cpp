@@ -240,7 +240,8 @@ DecideOutcome decide(const Runner& runner, const DecideRequest& request, RunObse
         try {
             if (variants[i]->backend != Backend::Cpu)
                 device::selectDevice(runOptions.device);
-            c.prepared = variants[i]->prepare(request.dataset, request.params, RunContext {runOptions.device, &clock});
+            c.prepared
+                = variants[i]->prepare(request.dataset, request.params, RunContext {runOptions.device, &clock, stop});
             c.summary.transferMs = c.prepared->transferMs();
             c.live = true;
             RepTimer& timer = c.prepared->timer();
@@ -457,7 +458,9 @@ DecideOutcome decideSweep(const SweepPlan& plan, const DecideOptions& options, c
         progress.variant = plan.variants.front()->id + " vs " + std::to_string(plan.variants.size() - 1) + " more";
         progress.size = size;
         observer.onProgress(progress);
-        const SizeInputs inputs = prepareSize(plan, sizeIndex, runner, observer);
+        const SizeInputs inputs = prepareSize(plan, sizeIndex, runner, observer, stop);
+        if (stop.stop_requested())
+            break; // the reference was cancelled (or is complete but nothing more may run): no rows for this size
         std::vector<std::string> runIds;
         for (std::size_t v = 0; v < plan.variants.size(); ++v)
             runIds.push_back(sweepRunId(plan.request.runIdPrefix, index++));

@@ -2,6 +2,7 @@
 
 #include "compute/core/run_parts.h"
 
+#include "compute/core/cancel.h"
 #include "compute/core/clock_format.h"
 #include "compute/core/device_fault.h"
 #include "compute/core/errors.h"
@@ -121,6 +122,8 @@ std::pair<Outcome, std::string> failureOfCurrentException(const std::string& who
         throw;
     } catch (const SkipRun& e) {
         return {Outcome::Skipped, e.what()};
+    } catch (const RunCancelled&) {
+        return {Outcome::Cancelled, "cancelled"};
     } catch (const ComputeError& e) {
         if (e.sticky()) {
             // Said on the run that broke the context; every later CUDA variant is skipped with the same words, and a
@@ -216,14 +219,14 @@ Runner::Runner(const Clock& clock)
 }
 
 std::shared_ptr<const Result> Runner::computeReference(
-    const Workload& workload, const data::Dataset& dataset, const ParamSet& params) const
+    const Workload& workload, const data::Dataset& dataset, const ParamSet& params, std::stop_token stop) const
 {
     if (!workload.fullReferenceAffordable(dataset, params)) {
         Result deferred;
         deferred.quantity = "deferred";
         return std::make_shared<const Result>(std::move(deferred));
     }
-    RunContext context {0, m_clock};
+    const RunContext context {0, m_clock, std::move(stop)};
     auto prepared = workload.referenceVariant().prepare(dataset, params, context);
     prepared->run();
     return std::make_shared<const Result>(prepared->fetch());
@@ -264,7 +267,7 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
     try {
         if (variant.backend != Backend::Cpu)
             device::selectDevice(options.device);
-        const RunContext context {options.device, m_clock};
+        const RunContext context {options.device, m_clock, stop};
         auto prepared = variant.prepare(request.dataset, request.params, context);
         s.transferMs = prepared->transferMs();
 
@@ -272,74 +275,86 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
         auto timeUp = [&] { return m_clock->nowSeconds() - started >= options.timeLimitS; };
         RepTimer& timer = prepared->timer();
 
-        for (int w = 0; w < options.warmup && !stop.stop_requested() && !timeUp(); ++w) {
-            timer.start();
-            prepared->run();
-            timer.stop();
-            timer.elapsedMs();
-        }
-        prepared->reset();
-        const std::optional<int> fixed = workload.fixedRepetitions(request.params);
-        const int maxRepetitions = fixed ? *fixed : options.maxRepetitions;
         bool cancelled = false;
-        while (true) {
-            if (stop.stop_requested()) {
-                cancelled = true;
-                s.stopReason = StopReason::Cancelled;
-                break;
+        // A repetition abandoned midway (RunCancelled out of a CPU variant's loops) is no sample, and its partial
+        // result is neither fetched nor compared; the repetitions before it stand.
+        bool abandoned = false;
+        try {
+            for (int w = 0; w < options.warmup && !stop.stop_requested() && !timeUp(); ++w) {
+                timer.start();
+                prepared->run();
+                timer.stop();
+                timer.elapsedMs();
             }
-            // Clocks are read outside the timed window (before the flush, after the time was read), so the few NVML
-            // calls cost no repetition any time.
-            clocks.before();
-            if (options.flushL2)
-                prepared->flushCaches();
-            timer.start();
-            prepared->run();
-            timer.stop();
-            const double ms = timer.elapsedMs();
-            const std::optional<ClockSample> clock = clocks.after(s);
-            stats.add(ms);
-            s.samplesMs.push_back(ms);
-            Sample sample {s.runId, s.workload, s.variant, s.size, static_cast<int>(stats.count()) - 1, ms, {}, clock};
-            if (auto m = prepared->metric()) {
-                sample.metric = m;
-                s.sampleMetrics.push_back(*m);
-            }
-            observer.onSample(sample);
-
-            // The target is checked before the limits: a run that reaches it on its last allowed repetition is not
-            // noisy.
-            const auto n = static_cast<int>(stats.count());
-            if (fixed) {
-                if (n >= maxRepetitions) {
-                    s.stopReason = StopReason::FixedCount;
+            prepared->reset();
+            const std::optional<int> fixed = workload.fixedRepetitions(request.params);
+            const int maxRepetitions = fixed ? *fixed : options.maxRepetitions;
+            while (true) {
+                if (stop.stop_requested()) {
+                    cancelled = true;
+                    s.stopReason = StopReason::Cancelled;
                     break;
                 }
-                continue;
-            }
-            if (n >= options.minRepetitions && stats.relativeStandardError() <= options.noiseTarget) {
-                s.stopReason = StopReason::NoiseTarget;
-                break;
-            }
-            if (n >= maxRepetitions) {
-                s.stopReason = StopReason::MaxRepetitions;
-                break;
-            }
-            if (timeUp()) {
-                s.stopReason = StopReason::TimeLimit;
-                break;
-            }
-        }
+                // Clocks are read outside the timed window (before the flush, after the time was read), so the few NVML
+                // calls cost no repetition any time.
+                clocks.before();
+                if (options.flushL2)
+                    prepared->flushCaches();
+                timer.start();
+                prepared->run();
+                timer.stop();
+                const double ms = timer.elapsedMs();
+                const std::optional<ClockSample> clock = clocks.after(s);
+                stats.add(ms);
+                s.samplesMs.push_back(ms);
+                Sample sample {
+                    s.runId, s.workload, s.variant, s.size, static_cast<int>(stats.count()) - 1, ms, {}, clock};
+                if (auto m = prepared->metric()) {
+                    sample.metric = m;
+                    s.sampleMetrics.push_back(*m);
+                }
+                observer.onSample(sample);
 
-        if (!cancelled && stats.count() > 0)
-            s.deterministic = replayMatches(*prepared, static_cast<int>(stats.count()), stop);
+                // The target is checked before the limits: a run that reaches it on its last allowed repetition is not
+                // noisy.
+                const auto n = static_cast<int>(stats.count());
+                if (fixed) {
+                    if (n >= maxRepetitions) {
+                        s.stopReason = StopReason::FixedCount;
+                        break;
+                    }
+                    continue;
+                }
+                if (n >= options.minRepetitions && stats.relativeStandardError() <= options.noiseTarget) {
+                    s.stopReason = StopReason::NoiseTarget;
+                    break;
+                }
+                if (n >= maxRepetitions) {
+                    s.stopReason = StopReason::MaxRepetitions;
+                    break;
+                }
+                if (timeUp()) {
+                    s.stopReason = StopReason::TimeLimit;
+                    break;
+                }
+            }
+
+            if (!cancelled && stats.count() > 0)
+                s.deterministic = replayMatches(*prepared, static_cast<int>(stats.count()), stop);
+        } catch (const RunCancelled&) {
+            cancelled = abandoned = true;
+            s.stopReason = StopReason::Cancelled;
+        }
         std::string note = prepared->note();
-        if (stats.count() > 0) {
+        if (stats.count() > 0 && !abandoned) {
             const auto result = detail::recordResult(s, *prepared, request, cancelled);
             // A run with state was replayed above already and has its verdict.
             if (options.checkDeterminism && !cancelled && !s.deterministic) {
                 try {
                     s.deterministic = rerunMatches(variant, request, context, prepared, *result, stop);
+                } catch (const RunCancelled&) {
+                    cancelled = true;
+                    note += (note.empty() ? "" : "; ") + std::string("determinism not checked");
                 } catch (const std::exception& e) {
                     // What was measured stands; only a CUDA context lost on the way fails the run.
                     if (const auto* compute = dynamic_cast<const ComputeError*>(&e); compute && compute->sticky())
@@ -348,6 +363,8 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
                 }
             }
         }
+        if (abandoned)
+            note = "the repetition under way was abandoned" + (note.empty() ? "" : "; " + note);
         if (cancelled)
             return finish(Outcome::Cancelled, note.empty() ? "cancelled" : "cancelled; " + note);
         if (s.delta.computed && !s.delta.withinTolerance())

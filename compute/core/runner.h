@@ -74,9 +74,10 @@ public:
 
     Summary run(const RunRequest& request, RunObserver& observer, std::stop_token stop = {}) const;
 
-    /// The reference variant run once, untimed: what every variant is compared with.
-    std::shared_ptr<const Result> computeReference(
-        const Workload& workload, const data::Dataset& dataset, const ParamSet& params) const;
+    /// The reference variant run once, untimed: what every variant is compared with. Throws RunCancelled (cancel.h)
+    /// when `stop` is requested while it computes.
+    std::shared_ptr<const Result> computeReference(const Workload& workload, const data::Dataset& dataset,
+        const ParamSet& params, std::stop_token stop = {}) const;
 
 private:
     const Clock* m_clock;

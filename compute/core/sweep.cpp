@@ -1,5 +1,6 @@
 #include "compute/core/sweep.h"
 
+#include "compute/core/cancel.h"
 #include "compute/core/clock_format.h"
 #include "compute/core/errors.h"
 #include "compute/core/version.h"
@@ -63,7 +64,8 @@ std::string sweepRunId(const std::string& prefix, int index)
     return prefix + buffer;
 }
 
-SizeInputs prepareSize(const SweepPlan& plan, std::size_t sizeIndex, const Runner& runner, RunObserver& observer)
+SizeInputs prepareSize(
+    const SweepPlan& plan, std::size_t sizeIndex, const Runner& runner, RunObserver& observer, std::stop_token stop)
 {
     const SweepRequest& request = plan.request;
     const Workload& workload = *request.workload;
@@ -84,7 +86,9 @@ SizeInputs prepareSize(const SweepPlan& plan, std::size_t sizeIndex, const Runne
         }
         observer.onDataset(inputs.dataset);
         observer.onStatus("computing the reference for " + inputs.dataset.meta().name);
-        inputs.reference = runner.computeReference(workload, inputs.dataset, plan.params);
+        inputs.reference = runner.computeReference(workload, inputs.dataset, plan.params, stop);
+    } catch (const RunCancelled&) {
+        inputs.problem = "cancelled";
     } catch (const data::DatasetError& e) {
         inputs.problem = std::string("dataset: ") + e.what();
     } catch (const std::bad_alloc&) {
@@ -222,7 +226,7 @@ std::vector<Summary> runSweep(const SweepPlan& plan, const Runner& runner, RunOb
         const std::uint64_t size = sizes[sizeIndex];
         if (stop.stop_requested())
             break;
-        const SizeInputs inputs = prepareSize(plan, sizeIndex, runner, observer);
+        const SizeInputs inputs = prepareSize(plan, sizeIndex, runner, observer, stop);
 
         for (const Variant* variant : variants) {
             if (stop.stop_requested())

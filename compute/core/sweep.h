@@ -52,8 +52,9 @@ struct SizeInputs {
     std::string problem; ///< empty when the dataset and reference are ready
 };
 /// Makes the inputs of the plan's size `sizeIndex`, reporting the dataset and status to the observer; a failure
-/// becomes `problem`, never an exception.
-SizeInputs prepareSize(const SweepPlan& plan, std::size_t sizeIndex, const Runner& runner, RunObserver& observer);
+/// becomes `problem`, never an exception, and so does `stop` requested while the reference computes ("cancelled").
+SizeInputs prepareSize(const SweepPlan& plan, std::size_t sizeIndex, const Runner& runner, RunObserver& observer,
+    std::stop_token stop = {});
 /// The row of a run that could not start because its size's inputs failed (SizeInputs::problem).
 Summary failedSweepRow(const SweepPlan& plan, const Variant& variant, std::uint64_t size, const std::string& runId,
     const std::string& why);
@@ -62,7 +63,8 @@ std::string sweepRunId(const std::string& prefix, int index);
 
 /// Runs every (size, variant) pair in order. Per size: the dataset (generated or a subset), the reference once,
 /// then each variant. A failure at one size becomes failed rows, never an exception; cancellation stops after
-/// the current repetition and keeps every Summary so far. Throws ParameterError only for an invalid request.
+/// the current repetition (a CPU repetition within milliseconds, cancel.h) and keeps every Summary so far. Throws
+/// ParameterError only for an invalid request.
 std::vector<Summary> runSweep(
     const SweepPlan& plan, const Runner& runner, RunObserver& observer, std::stop_token stop = {});
 /// planSweep, then runSweep of the plan.

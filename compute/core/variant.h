@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ const char* backendName(Backend backend);
 struct RunContext {
     int device = 0; ///< CUDA device ordinal (already selected on the calling thread)
     const Clock* clock = nullptr; ///< for CPU timers; never null when the runner calls prepare
+    /// The run's stop request: CPU variants check it in their loops (CpuPreparedRun::cancelPoint, cancel.h) and throw
+    /// RunCancelled out of run(); GPU variants leave it to the runner, which checks it between repetitions.
+    std::stop_token stop {};
 };
 
 /// A variant prepared on one dataset: inputs uploaded, ready for repetitions. Owned by one thread.

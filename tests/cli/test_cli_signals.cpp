@@ -1,5 +1,6 @@
-// The real kernelscope-cli under signals and memory limits: a second Ctrl-C exits at once (the first waits for the
-// current repetition, which for a CPU reference can take minutes), and a file that declares more than the process
+// The real kernelscope-cli under signals and memory limits: one Ctrl-C ends a long CPU repetition, a reference
+// computation or a GPU-less sweep's OpenMP variant within a second and still writes what was measured (the CPU loops
+// check the stop request, cancel.h); a second Ctrl-C exits at once; and a file that declares more than the process
 // may hold is named in a one-line error, exit 2, not a bare std::bad_alloc.
 #include "cli/cli.h"
 
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <iostream>
 #include <spawn.h>
 #include <string>
 #include <sys/wait.h>
@@ -74,19 +76,132 @@ protected:
     std::filesystem::path m_dir;
 };
 
+/// What an interrupted run did: its wait status (-1: still running 10 s after the signal) and the seconds from the
+/// signal to its exit.
+struct Interrupted {
+    int status = -1;
+    double seconds = 0.0;
+};
+
+/// Starts the CLI with `args` (after the binary), waits until its stderr shows `marker` and `settleS` more seconds
+/// (inside the long work the marker announces), sends one SIGINT and times the exit.
+Interrupted interruptWhen(
+    const std::vector<std::string>& args, const std::string& stderrPath, const std::string& marker, double settleS)
+{
+    std::vector<std::string> argv {KS_CLI_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const pid_t pid = spawn(argv, stderrPath);
+    Interrupted result;
+    if (pid <= 0)
+        return result;
+    const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (readAll(stderrPath).find(marker) == std::string::npos && std::chrono::steady_clock::now() < giveUp)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::duration<double>(settleS));
+    const auto signalled = std::chrono::steady_clock::now();
+    kill(pid, SIGINT);
+    result.status = waitFor(pid, 10.0);
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled).count();
+    std::cout << "  exited " << result.seconds * 1e3 << " ms after Ctrl-C\n";
+    return result;
+}
+
+/// The outcome column of each row of a CSV that kernelscope-cli wrote.
+std::vector<std::string> outcomes(const std::string& csv)
+{
+    std::ifstream in(csv);
+    std::string line;
+    std::getline(in, line);
+    std::vector<std::string> header;
+    for (std::size_t start = 0, comma = 0; comma != std::string::npos; start = comma + 1) {
+        comma = line.find(',', start);
+        header.push_back(line.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    }
+    const auto column = static_cast<std::size_t>(std::find(header.begin(), header.end(), "outcome") - header.begin());
+    std::vector<std::string> found;
+    while (std::getline(in, line)) {
+        // The fields before the outcome (ids, names, time stamp) hold no quoted commas.
+        std::size_t start = 0;
+        for (std::size_t i = 0; i < column; ++i)
+            start = line.find(',', start) + 1;
+        found.push_back(line.substr(start, line.find(',', start) - start));
+    }
+    return found;
+}
+
+TEST_F(CliSignals, OneCtrlCEndsALongCpuRepetitionWithinASecond)
+{
+    // sdh's cpu_openmp on 100,000 points: one repetition takes many seconds here (the reference is sampled, not
+    // computed in full, at this size).
+    const std::string csv = path("out.csv"), json = path("out.json");
+    const Interrupted run = interruptWhen({"run", "--workload", "sdh", "--variant", "cpu_openmp", "--generate",
+                                              "points=100000", "--no-calibrate", "--csv", csv, "--json", json},
+        path("stderr"), "[1/1] cpu_openmp", 0.5);
+    ASSERT_NE(run.status, -1) << "still running 10 s after Ctrl-C";
+    EXPECT_LT(run.seconds, 1.0);
+    ASSERT_TRUE(WIFEXITED(run.status)) << run.status;
+    EXPECT_EQ(WEXITSTATUS(run.status), kExitCancelled);
+    EXPECT_EQ(outcomes(csv), std::vector<std::string> {"cancelled"});
+    const std::string text = readAll(json);
+    EXPECT_NE(text.find("\"outcome\": \"cancelled\""), std::string::npos) << text;
+    EXPECT_EQ(text.back(), '\n') << "the JSON was cut short";
+}
+
+TEST_F(CliSignals, OneCtrlCEndsTheReferenceComputationWithinASecond)
+{
+    // The full reference on 60,000 points (1.8·10^9 pairs) takes many seconds on one thread.
+    const std::string csv = path("out.csv");
+    const Interrupted run = interruptWhen({"run", "--workload", "sdh", "--variant", "cpu_openmp", "--generate",
+                                              "points=60000", "--no-calibrate", "--csv", csv},
+        path("stderr"), "computing the reference", 0.5);
+    ASSERT_NE(run.status, -1) << "still running 10 s after Ctrl-C";
+    EXPECT_LT(run.seconds, 1.0);
+    ASSERT_TRUE(WIFEXITED(run.status)) << run.status;
+    EXPECT_EQ(WEXITSTATUS(run.status), kExitCancelled);
+    EXPECT_TRUE(outcomes(csv).empty()) << "nothing was measured, and the CSV says so with its header alone";
+}
+
+TEST_F(CliSignals, OneCtrlCEndsAGpuLessSweepsOpenMpVariantWithinASecondKeepingEveryRowBefore)
+{
+    // Two sizes of cpu_openmp and a CUDA variant (skipped here: no GPU): the first size is measured, then Ctrl-C in
+    // the second size's long OpenMP repetition.
+    const std::string csv = path("out.csv"), json = path("out.json");
+    const Interrupted run
+        = interruptWhen({"run", "--workload", "sdh", "--variant", "cpu_openmp,baseline", "--sizes", "1000,100000",
+                            "--max-reps", "5", "--no-calibrate", "--csv", csv, "--json", json},
+            path("stderr"), "[3/4] cpu_openmp", 0.5);
+    ASSERT_NE(run.status, -1) << "still running 10 s after Ctrl-C";
+    EXPECT_LT(run.seconds, 1.0);
+    ASSERT_TRUE(WIFEXITED(run.status)) << run.status;
+    EXPECT_EQ(WEXITSTATUS(run.status), kExitCancelled);
+    const std::vector<std::string> rows = outcomes(csv);
+    ASSERT_EQ(rows.size(), 3u) << readAll(csv);
+    EXPECT_EQ(rows[0], "passed");
+    EXPECT_EQ(rows[2], "cancelled");
+    const std::string text = readAll(json);
+    EXPECT_NE(text.find("\"outcome\": \"passed\""), std::string::npos) << text;
+    EXPECT_NE(text.find("\"outcome\": \"cancelled\""), std::string::npos) << text;
+}
+
 TEST_F(CliSignals, ASecondCtrlCExitsWithinASecond)
 {
-    // sdh's reference on 400,000 points takes minutes: the first Ctrl-C alone would wait for it.
+    // Making 100,000 features of lrv data takes seconds and checks no stop request (the generators are not run
+    // loops): the first Ctrl-C alone would wait for it.
     const std::string csv = path("out.csv");
-    const pid_t pid = spawn({KS_CLI_BINARY, "run", "--workload", "sdh", "--variant", "reference", "--generate",
-                                "points=400000", "--no-calibrate", "--csv", csv},
-        path("stderr"));
+    const std::string stderrPath = path("stderr");
+    const pid_t pid = spawn({KS_CLI_BINARY, "run", "--workload", "lrv", "--variant", "cpu_openmp", "--generate",
+                                "features=100000", "--no-calibrate", "--csv", csv},
+        stderrPath);
     ASSERT_GT(pid, 0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (readAll(stderrPath).find("generating") == std::string::npos && std::chrono::steady_clock::now() < giveUp)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
     ASSERT_EQ(kill(pid, SIGINT), 0);
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     const auto second = std::chrono::steady_clock::now();
-    ASSERT_EQ(kill(pid, SIGINT), 0);
+    ASSERT_EQ(kill(pid, SIGINT), 0)
+        << "the first Ctrl-C ended the run: the generator got faster than this test assumes";
     const int status = waitFor(pid, 5.0);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - second).count();
     ASSERT_NE(status, -1) << "still running 5 s after the second Ctrl-C";

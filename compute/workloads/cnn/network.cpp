@@ -77,12 +77,14 @@ std::vector<float> initialParameters(const Layout& layout, std::uint64_t seed)
 
 template <class T>
 void convForward(std::span<const T> in, int batch, Shape s, std::span<const T> weight, std::span<const T> bias,
-    int outChannels, std::span<T> out)
+    int outChannels, std::span<T> out, const CancelPoint& cancel)
 {
     const Shape o {outChannels, s.h, s.w};
 #pragma omp parallel for collapse(2) schedule(static)
     for (int b = 0; b < batch; ++b)
-        for (int oc = 0; oc < outChannels; ++oc)
+        for (int oc = 0; oc < outChannels; ++oc) {
+            if (cancel.stopRequested())
+                continue; // one check per output plane; once stopped, the planes left are skipped
             for (int y = 0; y < s.h; ++y)
                 for (int x = 0; x < s.w; ++x) {
                     T sum = bias[u(oc)];
@@ -97,18 +99,23 @@ void convForward(std::span<const T> in, int batch, Shape s, std::span<const T> w
                             }
                     out[at(b, oc, y, x, o)] = sum;
                 }
+        }
+    cancel.throwIfStopped();
 }
 
 template <class T>
 void convBackward(std::span<const T> in, int batch, Shape s, std::span<const T> weight, int outChannels,
-    std::span<const T> dOut, std::span<T> dWeight, std::span<T> dBias, std::span<T> dIn)
+    std::span<const T> dOut, std::span<T> dWeight, std::span<T> dBias, std::span<T> dIn, const CancelPoint& cancel)
 {
     const Shape o {outChannels, s.h, s.w};
-    // Weight and bias gradients: a thread per output channel, summing over the batch and the plane.
+    // Weight and bias gradients: a thread per output channel, summing over the batch and the plane; a stop check per
+    // (output, input) channel pair.
 #pragma omp parallel for schedule(static)
     for (int oc = 0; oc < outChannels; ++oc) {
         T biasSum = 0;
-        for (int ic = 0; ic < s.c; ++ic)
+        for (int ic = 0; ic < s.c; ++ic) {
+            if (cancel.stopRequested())
+                break;
             for (int ky = 0; ky < 3; ++ky)
                 for (int kx = 0; kx < 3; ++kx) {
                     T sum = 0;
@@ -122,18 +129,22 @@ void convBackward(std::span<const T> in, int batch, Shape s, std::span<const T> 
                             }
                     dWeight[((u(oc) * u(s.c) + u(ic)) * 3 + u(ky)) * 3 + u(kx)] = sum;
                 }
+        }
         for (int b = 0; b < batch; ++b)
             for (int y = 0; y < s.h; ++y)
                 for (int x = 0; x < s.w; ++x)
                     biasSum += dOut[at(b, oc, y, x, o)];
         dBias[u(oc)] = biasSum;
     }
+    cancel.throwIfStopped();
     if (dIn.empty())
         return;
         // Input gradients gathered, a thread per (image, input channel): every output that read an input adds to it.
 #pragma omp parallel for collapse(2) schedule(static)
     for (int b = 0; b < batch; ++b)
-        for (int ic = 0; ic < s.c; ++ic)
+        for (int ic = 0; ic < s.c; ++ic) {
+            if (cancel.stopRequested())
+                continue;
             for (int iy = 0; iy < s.h; ++iy)
                 for (int ix = 0; ix < s.w; ++ix) {
                     T sum = 0;
@@ -148,6 +159,8 @@ void convBackward(std::span<const T> in, int batch, Shape s, std::span<const T> 
                             }
                     dIn[at(b, ic, iy, ix, s)] = sum;
                 }
+        }
+    cancel.throwIfStopped();
 }
 
 template <class T>
@@ -190,25 +203,30 @@ void poolBackward(std::span<const T> dOut, int batch, Shape s, std::span<const s
 
 template <class T>
 void fcForward(std::span<const T> in, int batch, int inputs, std::span<const T> weight, std::span<const T> bias,
-    int outputs, std::span<T> out)
+    int outputs, std::span<T> out, const CancelPoint& cancel)
 {
 #pragma omp parallel for collapse(2) schedule(static)
     for (int b = 0; b < batch; ++b)
         for (int o = 0; o < outputs; ++o) {
+            if (cancel.stopRequested())
+                continue; // one check per output's `inputs` products
             T sum = bias[u(o)];
             for (int i = 0; i < inputs; ++i)
                 sum += weight[u(o) * u(inputs) + u(i)] * in[u(b) * u(inputs) + u(i)];
             out[u(b) * u(outputs) + u(o)] = sum;
         }
+    cancel.throwIfStopped();
 }
 
 template <class T>
 void fcBackward(std::span<const T> in, int batch, int inputs, std::span<const T> weight, int outputs,
-    std::span<const T> dOut, std::span<T> dWeight, std::span<T> dBias, std::span<T> dIn)
+    std::span<const T> dOut, std::span<T> dWeight, std::span<T> dBias, std::span<T> dIn, const CancelPoint& cancel)
 {
     // A thread per output: its weight row and bias, summed over the batch.
 #pragma omp parallel for schedule(static)
     for (int o = 0; o < outputs; ++o) {
+        if (cancel.stopRequested())
+            continue; // one check per output's batch × inputs products
         T biasSum = 0;
         for (int i = 0; i < inputs; ++i)
             dWeight[u(o) * u(inputs) + u(i)] = 0;
@@ -220,16 +238,20 @@ void fcBackward(std::span<const T> in, int batch, int inputs, std::span<const T>
         }
         dBias[u(o)] = biasSum;
     }
+    cancel.throwIfStopped();
     if (dIn.empty())
         return;
 #pragma omp parallel for collapse(2) schedule(static)
     for (int b = 0; b < batch; ++b)
         for (int i = 0; i < inputs; ++i) {
+            if (cancel.stopRequested())
+                continue; // one check per input's `outputs` products
             T sum = 0;
             for (int o = 0; o < outputs; ++o)
                 sum += dOut[u(b) * u(outputs) + u(o)] * weight[u(o) * u(inputs) + u(i)];
             dIn[u(b) * u(inputs) + u(i)] = sum;
         }
+    cancel.throwIfStopped();
 }
 
 template <class T>
@@ -410,7 +432,7 @@ void pool(std::span<const T> in, int batch, Shape s, std::span<T> out, std::vect
 
 template <class T>
 Activations<T> forward(const Layout& l, std::span<const T> p, std::span<const T> images, int batch,
-    const Choices& choices = {}, PhaseClock clock = PhaseClock())
+    const Choices& choices = {}, PhaseClock clock = PhaseClock(), const CancelPoint& cancel = CancelPoint())
 {
     const std::size_t n = u(batch);
     const Decisions* r = choices.replay;
@@ -419,7 +441,7 @@ Activations<T> forward(const Layout& l, std::span<const T> p, std::span<const T>
     const Shape c1 = l.conv1Out(), p1 = l.pool1Out(), c2 {Layout::kConv2, p1.h, p1.w}, p2 = l.pool2Out();
     a.conv1.resize(n * c1.size());
     convForward<T>(images, batch, l.input(), slice(p, l.tensor("conv1.weight")), slice(p, l.tensor("conv1.bias")),
-        Layout::kConv1, a.conv1);
+        Layout::kConv1, a.conv1, cancel);
     relu<T>(a.conv1, d.relu1, r ? &r->relu1 : nullptr, choices);
     clock.mark("conv1 forward");
     a.pool1.resize(n * p1.size());
@@ -427,7 +449,7 @@ Activations<T> forward(const Layout& l, std::span<const T> p, std::span<const T>
     clock.mark("pool1 forward");
     a.conv2.resize(n * c2.size());
     convForward<T>(a.pool1, batch, p1, slice(p, l.tensor("conv2.weight")), slice(p, l.tensor("conv2.bias")),
-        Layout::kConv2, a.conv2);
+        Layout::kConv2, a.conv2, cancel);
     relu<T>(a.conv2, d.relu2, r ? &r->relu2 : nullptr, choices);
     clock.mark("conv2 forward");
     a.pool2.resize(n * p2.size());
@@ -435,19 +457,20 @@ Activations<T> forward(const Layout& l, std::span<const T> p, std::span<const T>
     clock.mark("pool2 forward");
     a.fc1.resize(n * Layout::kHidden);
     fcForward<T>(a.pool2, batch, l.flatFeatures(), slice(p, l.tensor("fc1.weight")), slice(p, l.tensor("fc1.bias")),
-        Layout::kHidden, a.fc1);
+        Layout::kHidden, a.fc1, cancel);
     relu<T>(a.fc1, d.relu3, r ? &r->relu3 : nullptr, choices);
     clock.mark("fc1 forward");
     a.logits.resize(n * Layout::kClasses);
     fcForward<T>(a.fc1, batch, Layout::kHidden, slice(p, l.tensor("fc2.weight")), slice(p, l.tensor("fc2.bias")),
-        Layout::kClasses, a.logits);
+        Layout::kClasses, a.logits, cancel);
     clock.mark("fc2 forward");
     return a;
 }
 
 template <class T>
 T backward(const Layout& l, const Activations<T>& a, std::span<const T> p, std::span<const T> images,
-    std::span<const std::uint8_t> labels, int batch, std::span<T> g, PhaseClock clock = PhaseClock())
+    std::span<const std::uint8_t> labels, int batch, std::span<T> g, PhaseClock clock = PhaseClock(),
+    const CancelPoint& cancel = CancelPoint())
 {
     const Shape c1 = l.conv1Out(), p1 = l.pool1Out(), c2 {Layout::kConv2, p1.h, p1.w};
     auto grad = [&](const char* name) {
@@ -460,12 +483,12 @@ T backward(const Layout& l, const Activations<T>& a, std::span<const T> p, std::
 
     std::vector<T> dFc1(a.fc1.size());
     fcBackward<T>(a.fc1, batch, Layout::kHidden, slice(p, l.tensor("fc2.weight")), Layout::kClasses, dLogits,
-        grad("fc2.weight"), grad("fc2.bias"), dFc1);
+        grad("fc2.weight"), grad("fc2.bias"), dFc1, cancel);
     reluMaskBackward<T>(a.decisions.relu3, dFc1);
     clock.mark("fc2 backward");
     std::vector<T> dPool2(a.pool2.size());
     fcBackward<T>(a.pool2, batch, l.flatFeatures(), slice(p, l.tensor("fc1.weight")), Layout::kHidden, dFc1,
-        grad("fc1.weight"), grad("fc1.bias"), dPool2);
+        grad("fc1.weight"), grad("fc1.bias"), dPool2, cancel);
     clock.mark("fc1 backward");
     std::vector<T> dConv2(a.conv2.size());
     poolBackward<T>(dPool2, batch, c2, a.decisions.pool2, dConv2);
@@ -473,14 +496,14 @@ T backward(const Layout& l, const Activations<T>& a, std::span<const T> p, std::
     clock.mark("pool2 backward");
     std::vector<T> dPool1(a.pool1.size());
     convBackward<T>(a.pool1, batch, p1, slice(p, l.tensor("conv2.weight")), Layout::kConv2, dConv2,
-        grad("conv2.weight"), grad("conv2.bias"), dPool1);
+        grad("conv2.weight"), grad("conv2.bias"), dPool1, cancel);
     clock.mark("conv2 backward");
     std::vector<T> dConv1(a.conv1.size());
     poolBackward<T>(dPool1, batch, c1, a.decisions.pool1, dConv1);
     reluMaskBackward<T>(a.decisions.relu1, dConv1);
     clock.mark("pool1 backward");
     convBackward<T>(images, batch, l.input(), slice(p, l.tensor("conv1.weight")), Layout::kConv1, dConv1,
-        grad("conv1.weight"), grad("conv1.bias"), std::span<T>());
+        grad("conv1.weight"), grad("conv1.bias"), std::span<T>(), cancel);
     clock.mark("conv1 backward");
     return loss;
 }
@@ -488,10 +511,11 @@ T backward(const Layout& l, const Activations<T>& a, std::span<const T> p, std::
 
 template <class T>
 T lossAndGradient(const Layout& l, std::span<const T> p, std::span<const T> images,
-    std::span<const std::uint8_t> labels, int batch, std::span<T> g, Decisions* record, LayerTimes* times)
+    std::span<const std::uint8_t> labels, int batch, std::span<T> g, Decisions* record, LayerTimes* times,
+    const CancelPoint& cancel)
 {
-    Activations<T> a = forward(l, p, images, batch, {}, PhaseClock(times));
-    const T loss = backward(l, a, p, images, labels, batch, g, PhaseClock(times));
+    Activations<T> a = forward(l, p, images, batch, {}, PhaseClock(times), cancel);
+    const T loss = backward(l, a, p, images, labels, batch, g, PhaseClock(times), cancel);
     if (record)
         *record = std::move(a.decisions);
     return loss;
@@ -546,19 +570,19 @@ void sgdMomentum(
 }
 
 #define KS_CNN_INSTANTIATE(T)                                                                                          \
-    template void convForward<T>(                                                                                      \
-        std::span<const T>, int, Shape, std::span<const T>, std::span<const T>, int, std::span<T>);                    \
+    template void convForward<T>(std::span<const T>, int, Shape, std::span<const T>, std::span<const T>, int,          \
+        std::span<T>, const CancelPoint&);                                                                             \
     template void convBackward<T>(std::span<const T>, int, Shape, std::span<const T>, int, std::span<const T>,         \
-        std::span<T>, std::span<T>, std::span<T>);                                                                     \
+        std::span<T>, std::span<T>, std::span<T>, const CancelPoint&);                                                 \
     template void poolForward<T>(std::span<const T>, int, Shape, std::span<T>, std::span<std::uint32_t>);              \
     template void poolBackward<T>(std::span<const T>, int, Shape, std::span<const std::uint32_t>, std::span<T>);       \
     template void fcForward<T>(                                                                                        \
-        std::span<const T>, int, int, std::span<const T>, std::span<const T>, int, std::span<T>);                      \
+        std::span<const T>, int, int, std::span<const T>, std::span<const T>, int, std::span<T>, const CancelPoint&);  \
     template void fcBackward<T>(std::span<const T>, int, int, std::span<const T>, int, std::span<const T>,             \
-        std::span<T>, std::span<T>, std::span<T>);                                                                     \
+        std::span<T>, std::span<T>, std::span<T>, const CancelPoint&);                                                 \
     template T softmaxCrossEntropy<T>(std::span<const T>, int, int, std::span<const std::uint8_t>, std::span<T>);      \
     template T lossAndGradient<T>(const Layout&, std::span<const T>, std::span<const T>,                               \
-        std::span<const std::uint8_t>, int, std::span<T>, Decisions*, LayerTimes*);                                    \
+        std::span<const std::uint8_t>, int, std::span<T>, Decisions*, LayerTimes*, const CancelPoint&);                \
     template T replayLossAndGradient<T>(const Layout&, std::span<const T>, std::span<const T>,                         \
         std::span<const std::uint8_t>, int, std::span<T>, const Decisions&, double, ReplayCheck&);                     \
     template void sgdMomentum<T>(std::span<T>, std::span<T>, std::span<const T>, double, double);                      \

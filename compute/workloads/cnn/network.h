@@ -12,6 +12,8 @@
 // OpenMP threads, each output owned by one thread and summed in a fixed order, so a result is bit-identical whatever
 // the thread count.
 
+#include "compute/core/cancel.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -77,11 +79,12 @@ std::vector<float> initialParameters(const Layout& layout, std::uint64_t seed);
 /// 3 × 3 convolution, zero padding 1, stride 1: out[b,o,y,x] = bias[o] + Σ w[o,i,ky,kx]·in[b,i,y+ky−1,x+kx−1].
 template <class T>
 void convForward(std::span<const T> in, int batch, Shape inShape, std::span<const T> weight, std::span<const T> bias,
-    int outChannels, std::span<T> out);
+    int outChannels, std::span<T> out, const CancelPoint& cancel = CancelPoint());
 /// Its gradients from dOut: dWeight and dBias (overwritten), and dIn when not empty (overwritten).
 template <class T>
 void convBackward(std::span<const T> in, int batch, Shape inShape, std::span<const T> weight, int outChannels,
-    std::span<const T> dOut, std::span<T> dWeight, std::span<T> dBias, std::span<T> dIn);
+    std::span<const T> dOut, std::span<T> dWeight, std::span<T> dBias, std::span<T> dIn,
+    const CancelPoint& cancel = CancelPoint());
 
 /// 2 × 2 max pooling, stride 2 (odd edges dropped); `argmax` records each output's input index within its image
 /// plane for the backward pass (the first maximum on ties, as PyTorch).
@@ -95,11 +98,12 @@ void poolBackward(
 /// Fully connected: out[b,o] = bias[o] + Σ_i w[o,i]·in[b,i].
 template <class T>
 void fcForward(std::span<const T> in, int batch, int inputs, std::span<const T> weight, std::span<const T> bias,
-    int outputs, std::span<T> out);
+    int outputs, std::span<T> out, const CancelPoint& cancel = CancelPoint());
 /// dWeight, dBias (overwritten) and dIn when not empty (overwritten).
 template <class T>
 void fcBackward(std::span<const T> in, int batch, int inputs, std::span<const T> weight, int outputs,
-    std::span<const T> dOut, std::span<T> dWeight, std::span<T> dBias, std::span<T> dIn);
+    std::span<const T> dOut, std::span<T> dWeight, std::span<T> dBias, std::span<T> dIn,
+    const CancelPoint& cancel = CancelPoint());
 
 /// Mean softmax cross-entropy of the logits against the labels; dLogits (overwritten) is its gradient.
 template <class T>
@@ -139,10 +143,12 @@ using LayerTimes = std::vector<std::pair<std::string, double>>;
 
 /// One forward and backward pass over a batch: the mean loss, and the gradient of every parameter in `gradient`
 /// (the parameters' layout). `images` are batch × input-shape values. `times`, when given, gets each phase's time.
+/// The convolutions and fully connected layers check `cancel` once per output plane or row (a fraction of a
+/// millisecond) and throw RunCancelled when it is stopped.
 template <class T>
 T lossAndGradient(const Layout& layout, std::span<const T> parameters, std::span<const T> images,
     std::span<const std::uint8_t> labels, int batch, std::span<T> gradient, Decisions* record = nullptr,
-    LayerTimes* times = nullptr);
+    LayerTimes* times = nullptr, const CancelPoint& cancel = CancelPoint());
 
 /// The same pass following `decisions` made by another pass instead of its own; a decision this pass's values
 /// contradict by more than `relativeTolerance` of the layer's largest value is counted in `check`.

@@ -157,7 +157,7 @@ template <class T> void CpuTrainingRun<T>::run()
 {
     gatherBatch(m_set, m_step, m_settings.batch, m_images, m_labels);
     m_loss = static_cast<double>(lossAndGradient<T>(m_layout, m_parameters, m_images, m_labels, m_settings.batch,
-        m_gradient, m_step == 0 ? &m_firstDecisions : nullptr));
+        m_gradient, m_step == 0 ? &m_firstDecisions : nullptr, nullptr, cancelPoint()));
     if (m_step == 0)
         m_firstGradient = m_gradient;
     sgdMomentum<T>(m_parameters, m_velocity, m_gradient, m_settings.lr, m_settings.momentum);
@@ -187,7 +187,8 @@ template <class T> LayerTimes CpuTrainingRun<T>::layerTimes()
         const auto started = std::chrono::steady_clock::now();
         gatherBatch(m_set, 0, m_settings.batch, images, labels);
         const auto gathered = std::chrono::steady_clock::now();
-        lossAndGradient<T>(m_layout, m_initial, images, labels, m_settings.batch, gradient, nullptr, &times);
+        lossAndGradient<T>(
+            m_layout, m_initial, images, labels, m_settings.batch, gradient, nullptr, &times, cancelPoint());
         const auto computed = std::chrono::steady_clock::now();
         sgdMomentum<T>(parameters, velocity, gradient, m_settings.lr, m_settings.momentum);
         const auto updated = std::chrono::steady_clock::now();

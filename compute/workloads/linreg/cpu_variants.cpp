@@ -2,6 +2,8 @@
 #include "compute/core/cpu_run.h"
 #include "compute/workloads/linreg/linreg.h"
 
+#include <algorithm>
+
 namespace ks::linreg {
 
 namespace {
@@ -9,33 +11,45 @@ struct FourSums {
     double x = 0.0, y = 0.0, xx = 0.0, xy = 0.0;
 };
 
-template <class T> FourSums sequentialSums(std::span<const T> x, std::span<const T> y)
+template <class T> FourSums sequentialSums(std::span<const T> x, std::span<const T> y, const CancelPoint& cancel)
 {
     FourSums s;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-        const double xi = x[i];
-        const double yi = y[i];
-        s.x += xi;
-        s.y += yi;
-        s.xx += xi * xi;
-        s.xy += xi * yi;
+    for (std::size_t block = 0; block < x.size(); block += kCancelBlock) {
+        cancel.throwIfStopped();
+        const std::size_t end = std::min(x.size(), block + kCancelBlock);
+        for (std::size_t i = block; i < end; ++i) {
+            const double xi = x[i];
+            const double yi = y[i];
+            s.x += xi;
+            s.y += yi;
+            s.xx += xi * xi;
+            s.xy += xi * yi;
+        }
     }
     return s;
 }
 
-template <class T> FourSums parallelSums(std::span<const T> x, std::span<const T> y)
+template <class T> FourSums parallelSums(std::span<const T> x, std::span<const T> y, const CancelPoint& cancel)
 {
     double sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0;
     const auto n = static_cast<std::int64_t>(x.size());
+    const auto blocks = (n + static_cast<std::int64_t>(kCancelBlock) - 1) / static_cast<std::int64_t>(kCancelBlock);
+    // Each thread takes a contiguous run of blocks (static schedule), as it took a contiguous run of elements.
 #pragma omp parallel for reduction(+ : sx, sy, sxx, sxy) schedule(static)
-    for (std::int64_t i = 0; i < n; ++i) {
-        const double xi = x[static_cast<std::size_t>(i)];
-        const double yi = y[static_cast<std::size_t>(i)];
-        sx += xi;
-        sy += yi;
-        sxx += xi * xi;
-        sxy += xi * yi;
+    for (std::int64_t b = 0; b < blocks; ++b) {
+        if (cancel.stopRequested())
+            continue;
+        const std::int64_t end = std::min(n, (b + 1) * static_cast<std::int64_t>(kCancelBlock));
+        for (std::int64_t i = b * static_cast<std::int64_t>(kCancelBlock); i < end; ++i) {
+            const double xi = x[static_cast<std::size_t>(i)];
+            const double yi = y[static_cast<std::size_t>(i)];
+            sx += xi;
+            sy += yi;
+            sxx += xi * xi;
+            sxy += xi * yi;
+        }
     }
+    cancel.throwIfStopped();
     return {sx, sy, sxx, sxy};
 }
 
@@ -55,9 +69,9 @@ public:
     Result fetch() override { return makeResult(m_fit); }
 
 private:
-    template <class T> static FourSums sums(std::span<const T> x, std::span<const T> y)
+    template <class T> FourSums sums(std::span<const T> x, std::span<const T> y) const
     {
-        return Parallel ? parallelSums(x, y) : sequentialSums(x, y);
+        return Parallel ? parallelSums(x, y, cancelPoint()) : sequentialSums(x, y, cancelPoint());
     }
     HostSeries m_inputs;
     Fit m_fit;

@@ -2,6 +2,7 @@
 #include "compute/core/cpu_run.h"
 #include "compute/workloads/linreg/linreg.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace ks::linreg {
@@ -26,22 +27,29 @@ private:
     long double m_compensation = 0.0L;
 };
 
-template <class T> Fit centeredFit(std::span<const T> x, std::span<const T> y)
+template <class T> Fit centeredFit(std::span<const T> x, std::span<const T> y, const CancelPoint& cancel)
 {
     const std::size_t n = x.size();
+    // Both passes go in blocks of kCancelBlock points, a stop check before each.
     CompensatedSum sx, sy;
-    for (std::size_t i = 0; i < n; ++i) {
-        sx.add(static_cast<long double>(x[i]));
-        sy.add(static_cast<long double>(y[i]));
+    for (std::size_t block = 0; block < n; block += kCancelBlock) {
+        cancel.throwIfStopped();
+        for (std::size_t i = block; i < std::min(n, block + kCancelBlock); ++i) {
+            sx.add(static_cast<long double>(x[i]));
+            sy.add(static_cast<long double>(y[i]));
+        }
     }
     const long double meanX = sx.value() / static_cast<long double>(n);
     const long double meanY = sy.value() / static_cast<long double>(n);
     CompensatedSum m2x, cxy;
-    for (std::size_t i = 0; i < n; ++i) {
-        const long double dx = static_cast<long double>(x[i]) - meanX;
-        const long double dy = static_cast<long double>(y[i]) - meanY;
-        m2x.add(dx * dx);
-        cxy.add(dx * dy);
+    for (std::size_t block = 0; block < n; block += kCancelBlock) {
+        cancel.throwIfStopped();
+        for (std::size_t i = block; i < std::min(n, block + kCancelBlock); ++i) {
+            const long double dx = static_cast<long double>(x[i]) - meanX;
+            const long double dy = static_cast<long double>(y[i]) - meanY;
+            m2x.add(dx * dx);
+            cxy.add(dx * dy);
+        }
     }
     if (m2x.value() == 0.0L) {
         const double nan = std::nan("");
@@ -61,8 +69,8 @@ public:
     }
     void run() override
     {
-        m_fit = m_inputs.precision() == Precision::F64 ? centeredFit(m_inputs.xd(), m_inputs.yd())
-                                                       : centeredFit(m_inputs.xf(), m_inputs.yf());
+        m_fit = m_inputs.precision() == Precision::F64 ? centeredFit(m_inputs.xd(), m_inputs.yd(), cancelPoint())
+                                                       : centeredFit(m_inputs.xf(), m_inputs.yf(), cancelPoint());
     }
     Result fetch() override { return makeResult(m_fit); }
 

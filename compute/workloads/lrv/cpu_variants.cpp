@@ -15,9 +15,12 @@ public:
     {
         const std::size_t n = m_table.samples;
         const std::size_t p = m_table.features;
+        const CancelPoint& cancel = cancelPoint();
         std::vector<double> centred(n * p);
 #pragma omp parallel for schedule(static)
         for (std::int64_t si = 0; si < static_cast<std::int64_t>(p); ++si) {
+            if (cancel.stopRequested())
+                continue; // one check per feature's N logs
             const auto i = static_cast<std::size_t>(si);
             double* c = centred.data() + i * n;
             double sum = 0.0;
@@ -29,14 +32,24 @@ public:
             for (std::size_t k = 0; k < n; ++k)
                 c[k] -= mean;
         }
+        cancel.throwIfStopped();
         m_values.assign(pairCount(p), 0.0);
         const double scale = 1.0 / static_cast<double>(n - 1);
+        const std::size_t checkEvery = pairsPerCheck(n);
 #pragma omp parallel for schedule(dynamic, 16)
         for (std::int64_t si = 1; si < static_cast<std::int64_t>(p); ++si) {
             const auto i = static_cast<std::size_t>(si);
             const double* a = centred.data() + i * n;
             double* out = m_values.data() + pairIndex(i, 0);
+            std::size_t untilCheck = 0;
             for (std::size_t j = 0; j < i; ++j) {
+                // A stop check every checkEvery pairs of the row; once stopped, the rest and the rows left are
+                // skipped.
+                if (untilCheck-- == 0) {
+                    untilCheck = checkEvery - 1;
+                    if (cancel.stopRequested())
+                        break;
+                }
                 const double* b = centred.data() + j * n;
                 double s = 0.0;
                 for (std::size_t k = 0; k < n; ++k) {
@@ -46,6 +59,7 @@ public:
                 out[j] = s * scale;
             }
         }
+        cancel.throwIfStopped();
     }
 };
 } // namespace

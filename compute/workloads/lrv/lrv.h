@@ -10,6 +10,7 @@
 #include "compute/core/workload.h"
 #include "data/expression_table.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -51,6 +52,13 @@ KS_HOST_DEVICE inline std::uint64_t rowStart(std::uint64_t i)
 Result makeResult(std::vector<double> values, const data::ExpressionTable& table);
 
 /// Base of the CPU variants: the table, the half matrix being filled, and fetch().
+/// Pairs of a row of the half matrix between two stop checks: about kCancelBlock samples' work (one pair at a
+/// million samples, a few hundred at the default 80).
+inline std::size_t pairsPerCheck(std::size_t samples)
+{
+    return std::max<std::size_t>(1, kCancelBlock / std::max<std::size_t>(1, samples));
+}
+
 class HalfMatrixCpuRun : public CpuPreparedRun {
 public:
     HalfMatrixCpuRun(const data::ExpressionTable& table, const RunContext& context)
@@ -66,7 +74,8 @@ protected:
 };
 
 /// Natural logarithms of the table, feature-major (p × N), in long double: what the reference works from.
-std::vector<long double> referenceLogs(const data::ExpressionTable& table);
+/// Throws RunCancelled when `cancel` is stopped while it works.
+std::vector<long double> referenceLogs(const data::ExpressionTable& table, const CancelPoint& cancel = CancelPoint());
 /// The reference lrv of pair (i, j) from referenceLogs: two passes in long double (mean, then squared deviations).
 double referencePair(const std::vector<long double>& logs, std::size_t samples, std::size_t i, std::size_t j);
 

@@ -7,15 +7,19 @@
 
 namespace ks::lrv {
 
-std::vector<long double> referenceLogs(const data::ExpressionTable& t)
+std::vector<long double> referenceLogs(const data::ExpressionTable& t, const CancelPoint& cancel)
 {
     std::vector<long double> logs(t.samples * t.features);
     const auto p = static_cast<std::int64_t>(t.features);
 #pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < p; ++i)
+    for (std::int64_t i = 0; i < p; ++i) {
+        if (cancel.stopRequested())
+            continue; // one check per feature's N logs
         for (std::size_t k = 0; k < t.samples; ++k)
             logs[static_cast<std::size_t>(i) * t.samples + k]
                 = std::log(static_cast<long double>(t.values[k * t.features + static_cast<std::size_t>(i)]));
+    }
+    cancel.throwIfStopped();
     return logs;
 }
 
@@ -41,16 +45,27 @@ public:
     using HalfMatrixCpuRun::HalfMatrixCpuRun;
     void run() override
     {
-        const auto logs = referenceLogs(m_table);
+        const CancelPoint& cancel = cancelPoint();
+        const auto logs = referenceLogs(m_table, cancel);
         const std::size_t p = m_table.features;
         m_values.assign(pairCount(p), 0.0);
-        // Rows grow with i: dynamic scheduling keeps the threads evenly loaded.
+        const std::size_t checkEvery = pairsPerCheck(m_table.samples);
+        // Rows grow with i: dynamic scheduling keeps the threads evenly loaded. A stop check every checkEvery pairs
+        // of a row; once stopped, the rest of the row and the rows left are skipped.
 #pragma omp parallel for schedule(dynamic, 16)
         for (std::int64_t si = 1; si < static_cast<std::int64_t>(p); ++si) {
             const auto i = static_cast<std::size_t>(si);
-            for (std::size_t j = 0; j < i; ++j)
+            std::size_t untilCheck = 0;
+            for (std::size_t j = 0; j < i; ++j) {
+                if (untilCheck-- == 0) {
+                    untilCheck = checkEvery - 1;
+                    if (cancel.stopRequested())
+                        break;
+                }
                 m_values[pairIndex(i, j)] = referencePair(logs, m_table.samples, i, j);
+            }
         }
+        cancel.throwIfStopped();
     }
 };
 } // namespace

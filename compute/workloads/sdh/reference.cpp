@@ -86,7 +86,8 @@ public:
         const std::size_t n = c.size();
         m_counts.assign(m_buckets.count, 0);
         const std::uint64_t last = m_buckets.count - 1;
-        for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t i = 0; i < n; ++i) {
+            cancelPoint().throwIfStopped(); // once per row of up to n pairs
             for (std::size_t j = i + 1; j < n; ++j) {
                 const double dx = c.x[i] - c.x[j];
                 const double dy = c.y[i] - c.y[j];
@@ -94,6 +95,7 @@ public:
                 const double d = std::sqrt((dx * dx + dy * dy) + dz * dz);
                 ++m_counts[std::min(static_cast<std::uint64_t>(d / m_buckets.width), last)];
             }
+        }
     }
     Result fetch() override { return makeResult(m_counts); }
 

@@ -43,15 +43,27 @@ public:
         const std::int64_t* ptr = a.rowPtr.data();
         T* y = this->m_y.data();
         const auto parts = static_cast<std::int64_t>(m_bounds.size() - 1);
+        const CancelPoint& cancel = this->cancelPoint();
 #pragma omp parallel for schedule(static, 1)
-        for (std::int64_t part = 0; part < parts; ++part)
+        for (std::int64_t part = 0; part < parts; ++part) {
+            // A stop check after every kCancelBlock units of work (a non-zero or a row each), so a part of long
+            // rows is checked as often as one of short rows; once stopped, the part's rows left are skipped.
+            std::int64_t sinceCheck = 0;
             for (std::uint64_t i = m_bounds[static_cast<std::size_t>(part)];
                  i < m_bounds[static_cast<std::size_t>(part) + 1]; ++i) {
+                sinceCheck += ptr[i + 1] - ptr[i] + 1;
+                if (sinceCheck >= static_cast<std::int64_t>(kCancelBlock)) {
+                    sinceCheck = 0;
+                    if (cancel.stopRequested())
+                        break;
+                }
                 T sum = 0;
                 for (std::int64_t k = ptr[i]; k < ptr[i + 1]; ++k)
                     sum += values[k] * x[cols[k]];
                 y[i] = sum;
             }
+        }
+        cancel.throwIfStopped();
     }
 
 private:

@@ -50,7 +50,13 @@ public:
         const auto values = this->m_in.values();
         const auto x = this->m_in.x();
         m_wide.assign(a.rows, 0.0);
+        std::int64_t sinceCheck = 0; // units of work (a non-zero or a row each) since the last stop check
         for (std::uint64_t i = 0; i < a.rows; ++i) {
+            sinceCheck += a.rowPtr[i + 1] - a.rowPtr[i] + 1;
+            if (sinceCheck >= static_cast<std::int64_t>(kCancelBlock)) {
+                sinceCheck = 0;
+                this->cancelPoint().throwIfStopped();
+            }
             long double sum = 0.0L;
             for (auto k = a.rowPtr[i]; k < a.rowPtr[i + 1]; ++k) {
                 const auto kk = static_cast<std::size_t>(k);
