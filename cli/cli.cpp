@@ -26,8 +26,10 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <filesystem>
@@ -39,6 +41,7 @@
 #include <ostream>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 namespace ks::cli {
 
@@ -765,6 +768,12 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
     Runner runner;
     if (a.noCalibrate)
         runner.setCeilingsProvider({});
+    // Test only: KS_TEST_UNCANCELLABLE_S=N stands for N seconds of work that checks no stop request (a large
+    // generator), so the second Ctrl-C's forced exit is tested the same on a fast machine and a slow one.
+    if (const char* seconds = std::getenv("KS_TEST_UNCANCELLABLE_S")) {
+        fanout.onStatus("uncancellable work for " + std::string(seconds) + " s (KS_TEST_UNCANCELLABLE_S)");
+        std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(seconds)));
+    }
     std::vector<Summary> summaries;
     std::vector<Decision> decisions;
     int code = kExitOk;
