@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A fuzzing campaign over the packed targets (pack.sh puts this script beside them):
 #   campaign.sh [-t SECONDS] [-j JOBS] [-p PARALLEL] [-o OUTDIR] [-r] [TARGET...]
-# runs each TARGET (default: all) for SECONDS of wall time (3600) in libFuzzer's fork mode with JOBS worker processes
-# (1), PARALLEL targets at a time (1), so each target gets SECONDS × JOBS CPU-seconds; crashes, hangs and
+# runs each TARGET (default: all) for SECONDS of wall time (3600) with JOBS processes (1; more: libFuzzer's fork
+# mode), PARALLEL targets at a time (1), so each target gets SECONDS × JOBS CPU-seconds; crashes, hangs and
 # out-of-memory inputs are kept and fuzzing goes on. Corpora, findings and logs go to OUTDIR (campaign-DATE), and a
 # run with the same OUTDIR goes on from its corpora, its time added. Afterwards every finding is replayed once and
 # described, and OUTDIR/summary.md tabulates per target: CPU time, executions, coverage, corpus, findings (each
@@ -49,9 +49,19 @@ run_target() {
     local log="$out/logs/$t.$n.log"
     echo "$(date -u +%H:%M:%S) fuzz_$t: ${seconds} s × ${jobs} jobs (run $n)"
     local start=$SECONDS
-    "$here/run.sh" "fuzz_$t" "${KS_FUZZ_OPTIONS[@]}" -fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 \
-        -ignore_ooms=1 -max_total_time="$seconds" -artifact_prefix="$out/artifacts/$t/" \
-        "$out/corpus/$t" "$here/seeds/$t" "$here/regressions/$t" > "$log" 2>&1
+    if ((jobs == 1)); then
+        # One process: plain libFuzzer, restarted after each finding until the time is up (twice the executions of
+        # fork mode's one worker, which merges the corpus at every job).
+        while ((SECONDS - start < seconds - 1)); do
+            "$here/run.sh" "fuzz_$t" "${KS_FUZZ_OPTIONS[@]}" -max_total_time=$((seconds - (SECONDS - start))) \
+                -artifact_prefix="$out/artifacts/$t/" "$out/corpus/$t" "$here/seeds/$t" "$here/regressions/$t" \
+                >> "$log" 2>&1
+        done
+    else
+        "$here/run.sh" "fuzz_$t" "${KS_FUZZ_OPTIONS[@]}" -fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 \
+            -ignore_ooms=1 -max_total_time="$seconds" -artifact_prefix="$out/artifacts/$t/" \
+            "$out/corpus/$t" "$here/seeds/$t" "$here/regressions/$t" > "$log" 2>&1
+    fi
     echo "$t $n $((SECONDS - start)) $jobs" >> "$out/runs.txt"
 }
 export -f run_target
@@ -72,14 +82,14 @@ for t in "${targets[@]}"; do
     done
 done
 
-# The summary: the last fork-mode status line of each run ("#EXECS: cov: C ft: F corp: N exec/s: E
-# oom/timeout/crash: O/T/C time: Ss job: J ...") gives executions and coverage; runs add up.
+# The summary: executions from each run's final statistics (plain mode) or its last fork-mode status line ("#EXECS:
+# cov: C ft: F corp: N ..."), coverage from the last status line; runs add up.
 {
     echo "# Fuzzing campaign $(basename "$out")"
     echo
     echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) CPUs; $(uname -sr); $(sed -n 's/^PRETTY_NAME=//p' /etc/os-release | tr -d '"')."
     [ -f "$here/PACKED.txt" ] && echo "Binaries: $(head -1 "$here/PACKED.txt")."
-    echo "Options: ${KS_FUZZ_OPTIONS[*]}, fork mode, crashes, hangs and OOMs kept and fuzzing continued;"
+    echo "Options: ${KS_FUZZ_OPTIONS[*]}; crashes, hangs and OOMs kept and fuzzing continued;"
     echo "memory budget of the readers 256 MiB; LeakSanitizer on, leaks of libhdf5's own allocations suppressed."
     echo
     echo "| target | CPU time (h:mm:ss) | executions | exec/s | coverage (edges) | features | corpus (files) | crash / hang / OOM inputs | distinct faults: ours | in libhdf5 |"
@@ -89,10 +99,16 @@ done
         execs=0
         last=""
         for log in "$out/logs/$t".*.log; do
-            line=$(grep -E '^#[0-9]+: cov: ' "$log" | tail -1)
-            [ -n "$line" ] || continue
-            execs=$((execs + $(echo "$line" | sed -E 's/^#([0-9]+):.*/\1/')))
-            last=$line
+            [ -f "$log" ] || continue
+            if grep -q '^stat::number_of_executed_units' "$log"; then
+                # Plain mode: each run's final statistics.
+                execs=$((execs + $(awk '/^stat::number_of_executed_units/ {s += $2} END {print s + 0}' "$log")))
+                line=$(grep -E '^#[0-9]+[[:space:]]+(DONE|pulse|NEW|REDUCE)' "$log" | tail -1)
+            else
+                line=$(grep -E '^#[0-9]+: cov: ' "$log" | tail -1)
+                [ -n "$line" ] && execs=$((execs + $(echo "$line" | sed -E 's/^#([0-9]+):.*/\1/')))
+            fi
+            [ -n "$line" ] && last=$line
         done
         cov=$(echo "$last" | sed -nE 's/.* cov: ([0-9]+).*/\1/p')
         ft=$(echo "$last" | sed -nE 's/.* ft: ([0-9]+).*/\1/p')
