@@ -19,12 +19,14 @@ ks_fuzz_report_kind() {
     fi
 }
 
-# The first frame of the report's first stack that is neither the sanitizer or fuzzer runtime, nor libc's signal,
-# abort and allocation plumbing, nor the C++ runtime's throw and terminate: where the fault is.
+# The frames of the report's first stack from where the fault is, at most $2 (1) of them: the first frame that is
+# neither the sanitizer or fuzzer runtime, nor libc's signal, abort, copy and allocation plumbing, nor the C++
+# runtime's throw and terminate, and its callers; one line each, without addresses, folders and build ids.
 ks_fuzz_fault_frame() {
     grep -E '^ *#[0-9]+ 0x[0-9a-f]+' "$1" |
         grep -v -E 'sysdeps/|in __?(memcpy|memmove|memset|memcmp|strlen|strnlen|strcmp|strncmp|strchr)[a-z_0-9]*( |$)|__sanitizer|__asan|__ubsan|__lsan|__interceptor|fuzzer::|in (malloc|calloc|realloc|free|operator new|operator delete)|libc\.so|libpthread|libstdc\+\+|__libc_|raise|abort|__restore_rt|pthread_kill|gsignal|__cxa_|std::terminate|__gnu_cxx|<unknown module>|in _start' |
-        head -1 | sed -E 's/^ *#[0-9]+ 0x[0-9a-f]+ (in )?//; s/ \(BuildId: [0-9a-f]+\)//'
+        head -n "${2:-1}" |
+        sed -E 's/^ *#[0-9]+ 0x[0-9a-f]+ (in )?//; s/ \(BuildId: [0-9a-f]+\)//; s/\+0x[0-9a-f]+\)/)/; s#\(/[^ ]*/#(#'
 }
 
 # "libhdf5" when the fault lies inside the HDF5 library itself (issue 14, item 1: corrupted files crash, spin in or
@@ -37,7 +39,10 @@ ks_fuzz_fault_owner() {
 ks_fuzz_describe() {
     local log=$1
     local summary
-    summary=$(grep -m1 -E '^SUMMARY: ' "$log" | cut -c1-160)
+    # Without the module paths, offsets and build ids, so that the same fault reads the same in every run.
+    summary=$(grep -m1 -E '^SUMMARY: ' "$log" | sed -E 's/ \(BuildId: [0-9a-f]+\)//g; s/ \([^ ()]+\+0x[0-9a-f]+\)//g' |
+        cut -c1-160)
     [ -n "$summary" ] || summary=$(grep -m1 -E 'ERROR: ' "$log" | sed -E 's/^==[0-9]+== ?//' | cut -c1-160)
-    echo "$(ks_fuzz_report_kind "$log") [$(ks_fuzz_fault_owner "$log")]: ${summary} | at $(ks_fuzz_fault_frame "$log" | cut -c1-200)"
+    echo "$(ks_fuzz_report_kind "$log") [$(ks_fuzz_fault_owner "$log")]: ${summary} | at $(ks_fuzz_fault_frame "$log" 3 |
+        cut -c1-120 | paste -sd '<' | sed 's/</ < /g')"
 }
