@@ -38,33 +38,44 @@ for t in "${KS_FUZZ_TARGETS[@]}"; do
 done
 
 echo "== fuzz: ${seconds} s per target"
+# Each target is restarted after a finding until its time is used, so a libhdf5 fault found early does not end the
+# HDF5 readers' fuzzing; each run has its own log, fuzz-TARGET.N.log, and exit status, fuzz-TARGET.N.rc.
 fuzz_one() {
     local t=$1
     source "$here/common.sh"
     mkdir -p "$out/corpus/$t" "$out/artifacts/$t"
-    "$build/fuzz/fuzz_$t" "${KS_FUZZ_OPTIONS[@]}" -max_total_time="$seconds" -artifact_prefix="$out/artifacts/$t/" \
-        "$out/corpus/$t" "$build/fuzz-seeds/$t" > "$out/fuzz-$t.log" 2>&1
-    echo $? > "$out/fuzz-$t.rc"
+    local start=$SECONDS
+    local n=0
+    while ((n == 0 || SECONDS - start < seconds - 1)); do
+        n=$((n + 1))
+        "$build/fuzz/fuzz_$t" "${KS_FUZZ_OPTIONS[@]}" -max_total_time=$((seconds - (SECONDS - start) > 1 ? seconds - (SECONDS - start) : 1)) \
+            -artifact_prefix="$out/artifacts/$t/" "$out/corpus/$t" "$build/fuzz-seeds/$t" > "$out/fuzz-$t.$n.log" 2>&1
+        echo $? > "$out/fuzz-$t.$n.rc"
+    done
 }
 export -f fuzz_one
 export here out build seconds
 printf '%s\n' "${KS_FUZZ_TARGETS[@]}" | xargs -P 2 -I{} bash -c 'fuzz_one "$1"' _ {}
 for t in "${KS_FUZZ_TARGETS[@]}"; do
-    log="$out/fuzz-$t.log"
-    runs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}')
-    cov=$(grep -E '#[0-9]+[[:space:]]+DONE' "$log" | sed -E 's/.*cov: ([0-9]+).*/\1/')
-    if [ "$(cat "$out/fuzz-$t.rc")" = 0 ]; then
-        echo "fuzz_$t: ${runs:-?} executions, coverage ${cov:-?}, no finding"
-        continue
-    fi
-    owner=$(ks_fuzz_fault_owner "$log")
-    echo "fuzz_$t: $(ks_fuzz_describe "$log")"
-    grep -E "Test unit written to" "$log" | tail -1
-    if [ "$owner" = libhdf5 ] && [ "${KS_FUZZ_STRICT:-0}" != 1 ]; then
-        echo "fuzz_$t: inside libhdf5 (issue 14, item 1; contained by the reader worker): not failing CI"
+    runs=$(cat "$out/fuzz-$t".*.log | awk '/^stat::number_of_executed_units/ {s += $2} END {print s + 0}')
+    known=0
+    for rc in "$out/fuzz-$t".*.rc; do
+        [ "$(cat "$rc")" = 0 ] && continue
+        log=${rc%.rc}.log
+        owner=$(ks_fuzz_fault_owner "$log")
+        echo "fuzz_$t: $(ks_fuzz_describe "$log")"
+        grep -E "Test unit written to" "$log" | tail -1
+        if [ "$owner" = libhdf5 ] && [ "${KS_FUZZ_STRICT:-0}" != 1 ]; then
+            known=$((known + 1))
+        else
+            tail -60 "$log"
+            failed=1
+        fi
+    done
+    if ((known)); then
+        echo "fuzz_$t: $runs executions in ${seconds} s; $known finding(s) inside libhdf5 (issue 14, item 1: contained by the reader worker), not failing CI"
     else
-        tail -60 "$log"
-        failed=1
+        echo "fuzz_$t: $runs executions in ${seconds} s"
     fi
 done
 exit $failed
