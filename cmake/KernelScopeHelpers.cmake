@@ -29,6 +29,16 @@ function(ks_target_defaults target)
         # The host compiler's warnings on .cu files, as errors under the same rule as C++ (nvcc's own advisories,
         # which `-Werror all-warnings` would also fail on, stay warnings).
         $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<BOOL:${KS_WARNINGS_AS_ERRORS}>,$<BOOL:${KS_CUDA_HOST_IS_GCC_BEFORE_13}>>:-Xcompiler=-Werror>)
+    if(KS_SANITIZE)
+        # Every report ends the process (a UBSan finding is not a message a passing test prints), and the frame
+        # pointers keep the stacks of the reports whole.
+        target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX,C>:-fsanitize=${KS_SANITIZE}
+            -fno-sanitize-recover=all -fno-omit-frame-pointer ${KS_SANITIZE_COMPILE_EXTRA}>
+            # GCC's sanitizer instrumentation makes -Wmaybe-uninitialized report false positives (GCC's manual says
+            # so; GCC 12 reports them inside std::regex), so that warning is off in sanitised builds.
+            $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:GNU>>:-Wno-maybe-uninitialized>)
+        target_link_options(${target} PUBLIC -fsanitize=${KS_SANITIZE})
+    endif()
 endfunction()
 
 # One way to declare a test: ks_add_test(NAME SOURCES ... LIBS ... [LABELS ...] [OWN_MAIN] [SERIAL])

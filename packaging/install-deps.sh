@@ -11,6 +11,7 @@ packages=(
     zlib1g-dev           # zlib: .gz inputs
     libcsv-dev           # libcsv: CSV parsing and quoting
     libgtest-dev         # GoogleTest
+    clang libclang-rt-dev libomp-dev llvm   # clang with libFuzzer and the sanitizers, its OpenMP, llvm-symbolizer: tests/fuzz
     dataset-fashion-mnist # Fashion-MNIST in IDX under /usr/share/datasets: the cnn workload's real data, reader tests
     qt6-base-dev         # Qt 6 Widgets, PrintSupport, Test: the desktop app
     libqt6svg6-dev       # Qt 6 SVG: chart export to SVG
