@@ -103,7 +103,28 @@ NotedPlace notedPlace(int fd)
 
 rlim_t cpuLimitSeconds(const ReadRequest& request)
 {
-    return static_cast<rlim_t>(std::max(1.0, std::ceil(request.cpuLimitS)));
+    const double seconds = request.cpuLimitS > 0 ? request.cpuLimitS : readerCpuLimitS(request);
+    return static_cast<rlim_t>(std::max(1.0, std::ceil(seconds)));
+}
+
+/// The bytes a read of `path` stands for: a file's size (gzip's times kReaderGzipExpansion), a folder's files'.
+double inputWeight(const std::string& path)
+{
+    namespace fs = std::filesystem;
+    std::error_code error;
+    auto weight = [](const fs::path& file, std::uintmax_t size) {
+        const bool gzip = file.extension() == ".gz" || file.extension() == ".gzip";
+        return static_cast<double>(size) * (gzip ? kReaderGzipExpansion : 1.0);
+    };
+    if (fs::is_directory(path, error)) {
+        double total = 0;
+        for (const auto& entry : fs::directory_iterator(path, error))
+            if (std::error_code e; entry.is_regular_file(e))
+                total += weight(entry.path(), entry.file_size(e));
+        return total;
+    }
+    const std::uintmax_t size = fs::file_size(path, error);
+    return error ? 0.0 : weight(path, size);
 }
 
 /// The one line a worker that ended without an answer becomes: the file and the place it was reading, and how it
@@ -366,6 +387,14 @@ Hdf5Listing listHdf5(const std::string& path)
     return {file.groups(), file.datasets()};
 }
 } // namespace
+
+double readerCpuLimitS(const ReadRequest& request)
+{
+    double bytes = inputWeight(request.path);
+    if (!request.options.vectorPath.empty())
+        bytes += inputWeight(request.options.vectorPath);
+    return std::min(kReaderCpuLimitS, kReaderMinCpuS + bytes / kReaderBytesPerCpuS);
+}
 
 data::Dataset loadInWorker(const ReadRequest& request, std::stop_token stop)
 {

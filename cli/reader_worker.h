@@ -7,7 +7,7 @@
 // page is where the readers note the place they read (data/read_place.h), the dataset follows it
 // (data/dataset_wire.h). The worker answers with one JSON line on stdout: {"dataset": {"bytes": N}} or
 // {"error": {...}}. It runs under limits it sets itself before reading: an address space of what it maps at start
-// plus the memory budget (and kReaderSlackBytes), and kReaderCpuLimitS of CPU time.
+// plus the memory budget (and kReaderSlackBytes), and CPU time by the input's size (readerCpuLimitS).
 
 #include "data/dataset.h"
 #include "data/hdf5_file.h"
@@ -23,8 +23,14 @@
 
 namespace ks::cli {
 
-/// CPU time a read may take (RLIMIT_CPU): generous, since a multi-gigabyte gzip CSV parses in well under it, and a
-/// reader spinning on a corrupted file (libhdf5's H5HG_read loop ignores SIGINT) is ended by it.
+/// CPU time a read may take (RLIMIT_CPU), by the input's size: kReaderMinCpuS plus a second per kReaderBytesPerCpuS
+/// of input (gzip counted at kReaderGzipExpansion times its size), at most kReaderCpuLimitS. Our readers parse 50 MB
+/// and more of text per CPU second, so a real file of any size reads well within it; a reader spinning on a
+/// corrupted file (libhdf5's loops in H5HG_read and elsewhere ignore SIGINT) is ended by it — after 10 s for a small
+/// file, not 10 minutes.
+inline constexpr double kReaderMinCpuS = 10.0;
+inline constexpr double kReaderBytesPerCpuS = 2.0e6;
+inline constexpr double kReaderGzipExpansion = 20.0;
 inline constexpr double kReaderCpuLimitS = 600.0;
 /// Wall-clock time a read may take before the worker is killed (a file on a stalled network share).
 inline constexpr double kReaderWallLimitS = 3600.0;
@@ -39,9 +45,13 @@ struct ReadRequest {
     std::string path;
     data::ReadOptions options;
     std::uint64_t memoryLimit = 0;
-    double cpuLimitS = kReaderCpuLimitS; ///< whole seconds (RLIMIT_CPU), at least 1
+    double cpuLimitS = 0.0; ///< whole seconds (RLIMIT_CPU), at least 1; 0: readerCpuLimitS of the files
     bool listing = false; ///< list the HDF5 file's groups and datasets instead of reading (listHdf5InWorker)
 };
+
+/// The CPU time a read of the request's files may take (the rule at kReaderMinCpuS): the file, or a folder's files
+/// (MEX), and the vector file, by their sizes on disk.
+double readerCpuLimitS(const ReadRequest& request);
 
 nlohmann::ordered_json toJson(const ReadRequest& request);
 /// Throws nlohmann::json::exception for a malformed request.

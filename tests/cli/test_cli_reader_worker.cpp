@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -363,7 +364,27 @@ TEST_F(ReaderWorker, TheWorkerLimitsItsAddressSpaceAndCpuTimeBeforeReading)
     // What it mapped at start (the executable, its libraries) plus 256 MiB of budget plus the 512 MiB of slack.
     EXPECT_GT(space, (256ull + 512ull) << 20);
     EXPECT_LT(space, (256ull + 512ull + 4096ull) << 20) << "mapped at start is well under 4 GiB";
-    EXPECT_EQ(cpu, static_cast<std::uint64_t>(kReaderCpuLimitS));
+    EXPECT_EQ(cpu, static_cast<std::uint64_t>(std::ceil(readerCpuLimitS(r))));
+    EXPECT_EQ(cpu, 11u) << "a small file gets kReaderMinCpuS, rounded up to whole seconds";
+}
+
+TEST_F(ReaderWorker, TheCpuLimitGrowsWithTheInputsSize)
+{
+    // Sparse files: their sizes, not their blocks, are what the rule reads.
+    auto sized = [&](const std::string& name, std::uintmax_t bytes) {
+        const std::string file = path(name);
+        std::ofstream(file).put('x');
+        std::filesystem::resize_file(file, bytes);
+        return file;
+    };
+    EXPECT_DOUBLE_EQ(readerCpuLimitS(request("spmv", sized("small.mtx", 2'000))), kReaderMinCpuS + 0.001);
+    EXPECT_DOUBLE_EQ(readerCpuLimitS(request("spmv", sized("big.mtx", 1'000'000'000))), kReaderMinCpuS + 500.0);
+    EXPECT_DOUBLE_EQ(readerCpuLimitS(request("spmv", sized("big.mtx.gz", 20'000'000))), kReaderMinCpuS + 200.0);
+    EXPECT_DOUBLE_EQ(readerCpuLimitS(request("spmv", sized("huge.mtx", 10'000'000'000))), kReaderCpuLimitS);
+    ReadRequest withVector = request("spmv", sized("m.mtx", 4'000'000));
+    withVector.options.vectorPath = sized("x.txt", 2'000'000);
+    EXPECT_DOUBLE_EQ(readerCpuLimitS(withVector), kReaderMinCpuS + 3.0);
+    EXPECT_DOUBLE_EQ(readerCpuLimitS(request("spmv", path("missing.mtx"))), kReaderMinCpuS);
 }
 
 TEST_F(ReaderWorker, ListsAnHdf5FileAsTheFileDoes)
