@@ -162,6 +162,9 @@ private:
 
     void raw(void* data, std::size_t bytes)
     {
+        // An empty vector's data() may be null, which memcpy must not get even for 0 bytes.
+        if (bytes == 0)
+            return;
         if (bytes > m_end - m_pos)
             throw std::runtime_error("dataset bytes: truncated");
         char* p = static_cast<char*>(data);

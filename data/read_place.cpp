@@ -16,7 +16,8 @@ void store(char* text, std::atomic<std::uint32_t>& length, std::string_view valu
     // The length goes to 0 first, so a note torn by a kill is read as empty or as the new text, never as the old
     // length over new bytes.
     length.store(0, std::memory_order_relaxed);
-    std::memcpy(text, value.data(), n);
+    if (n > 0) // an empty string_view may hold a null pointer, which memcpy must not get even for 0 bytes
+        std::memcpy(text, value.data(), n);
     text[n] = '\0';
     length.store(static_cast<std::uint32_t>(n), std::memory_order_release);
 }

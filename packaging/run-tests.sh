@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sets up and runs every test: installs missing packages, builds the CI preset (with CUDA when nvcc exists) and
-# runs its tests; then builds and tests the CPU-only configuration a machine without nvcc gets, with
-# AddressSanitizer and UndefinedBehaviorSanitizer (nocuda-asan), so the CPU code's tests also check memory and
-# undefined behaviour. CUDA tests skip with the reason when no GPU is present and run for real on a GPU machine.
+# runs its tests (the GUI's among them); then builds and tests the CPU-only configuration a machine without nvcc
+# gets, without the GUI, with AddressSanitizer and UndefinedBehaviorSanitizer (nocuda-asan), so the CPU code's tests
+# also check memory and undefined behaviour. CUDA tests skip with the reason when no GPU is present and run for real on a GPU machine.
 # Then the readers' fuzz targets are built with clang, every seed and regression input replayed and each target
 # fuzzed for KS_FUZZ_SECONDS (20) seconds (tests/fuzz/ci.sh). Last, the Debian package of the CI build is packed
 # from that build, linted, installed, run and removed (check-package.sh).

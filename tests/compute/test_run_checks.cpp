@@ -76,6 +76,21 @@ TEST(RunChecks, SdhRefusesBucketsBeyondTheCapOrMemory)
     EXPECT_NE(planError(request).find("bounding-box diagonal 22.52"), std::string::npos) << planError(request);
 }
 
+TEST(RunChecks, LrvRefusesPairOutputsBeyondTheMemoryBudget)
+{
+    data::setMemoryLimit(1ull << 30);
+    auto request = requestFor("lrv");
+    // 20,000 features: 199,990,000 pairs, 1.49 GiB a result (the reference is sampled at this size).
+    request.generator = {{"features", "20000"}, {"samples", "80"}};
+    const std::string error = planError(request);
+    EXPECT_NE(error.find("lrv at 20000 features has 199990000 pairs: 1.49 GiB a result"), std::string::npos) << error;
+    EXPECT_NE(error.find("(--memory-limit)"), std::string::npos) << error;
+    // 2,000 features: 2 million pairs, 15 MiB a result, twice that with the full reference's.
+    request.generator = {{"features", "2000"}, {"samples", "80"}};
+    EXPECT_EQ(planError(request), "");
+    data::setMemoryLimit(0);
+}
+
 TEST(RunChecks, SdhBucketCheckMatchesTheVariantsOwn)
 {
     // What planSweep refuses is what bucketsFor would refuse when a variant prepares: the same function decides.

@@ -144,7 +144,10 @@ TEST(MemoryBudget, AGzipBombStopsAtTheBudgetNamingTheFileTheBudgetAndTheSizeReac
     }
     setMemoryLimit(0);
     // Nothing beyond the budget was ever held (the peak is the process's, so the bound allows the test's own).
+    // AddressSanitizer keeps freed blocks in quarantine and its shadow memory resident: its peak says nothing here.
+#if !defined(__SANITIZE_ADDRESS__)
     EXPECT_LT(peakResidentKiB() - before, 80L << 10);
+#endif
     std::filesystem::remove_all(dir);
 }
 

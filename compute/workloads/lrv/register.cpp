@@ -4,6 +4,7 @@
 #include "compute/core/registry.h"
 #include "compute/device/vendor_libraries.h"
 #include "compute/workloads/lrv/lrv.h"
+#include "data/host_memory.h"
 #include "data/random.h"
 
 #include <algorithm>
@@ -235,6 +236,37 @@ public:
     double tolerance(const ParamSet&) const override
     {
         return 1e-9;
+    }
+
+    void checkRun(
+        const ParamSet&, const data::Dataset* dataset, const ParamSet* generator, std::uint64_t size) const override
+    {
+        // A run holds every pair's lrv on the host (the result, and the reference's where it is computed in full):
+        // at 100,000 features that is 37 GiB a copy, refused here with the figure instead of failing each variant.
+        double samples = 0.0;
+        if (dataset)
+            samples = static_cast<double>(dataset->as<data::ExpressionTable>().samples);
+        else if (generator)
+            samples = static_cast<double>(generator->integer("samples"));
+        else
+            return;
+        const double pairs = static_cast<double>(pairCount(size));
+        const double copy = pairs * sizeof(double);
+        const bool fullReference = samples * pairs <= kFullReferenceWork;
+        // A generated table is made for the run as well.
+        const double table = dataset ? 0.0 : samples * static_cast<double>(size) * sizeof(double);
+        const double needed = copy * (fullReference ? 2.0 : 1.0) + table;
+        const std::uint64_t available = data::availableHostMemory();
+        if (needed > static_cast<double>(available)) {
+            const std::string source = data::memoryBudgetSource();
+            throw ParameterError("lrv at " + std::to_string(size) + " features has " + std::to_string(pairCount(size))
+                + " pairs: " + data::formatBytes(static_cast<std::uint64_t>(copy)) + " a result"
+                + (fullReference ? ", twice that with the reference's" : "")
+                + (table > 0 ? " and " + data::formatBytes(static_cast<std::uint64_t>(table)) + " of generated table"
+                             : std::string())
+                + ", more than the " + data::formatBytes(available) + " of memory available"
+                + (source.empty() ? std::string() : " (" + source + ")"));
+        }
     }
 
     bool fullReferenceAffordable(const data::Dataset& dataset, const ParamSet&) const override
