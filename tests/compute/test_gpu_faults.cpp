@@ -152,6 +152,53 @@ TEST(GpuFaults, ACheckOfFreeMemoryRefusesMoreThanTheDeviceHas)
     EXPECT_EQ(takeLastCudaError(), "");
 }
 
+/// The sweep with the faulty variant and what must hold after it: the number of checks that failed, each named on
+/// stderr. It leaves this process's CUDA context broken.
+int faultySweepFailures()
+{
+    const SpmvWithFaults workload(*defaultRegistry().find("spmv"));
+    const auto rows
+        = sweep(workload, {"scalar", "cpu_openmp", "faulty", "vector", "cusparse", "reference"}, {4096, 8192});
+    const std::string tail = ") after spmv/faulty at 4096: CUDA variants are unavailable until restart";
+    int failures = 0;
+    auto check = [&](bool ok, const std::string& what) {
+        if (!ok) {
+            std::cerr << "FAILED: " << what << '\n';
+            ++failures;
+        }
+    };
+    check(rows.size() == 12, "twelve rows");
+    std::string report;
+    int failed = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const Summary& s = rows[i];
+        const bool firstSize = i < 6;
+        const bool gpu = s.backend != "cpu";
+        if (s.outcome == Outcome::Failed) {
+            ++failed;
+            report = s.message;
+        }
+        if (firstSize && s.variant == "scalar")
+            check(s.outcome == Outcome::Passed && s.repetitions >= 3, "scalar before the fault is kept");
+        else if (s.variant == "faulty" && firstSize)
+            check(s.outcome == Outcome::Failed, "faulty fails");
+        else if (gpu)
+            check(s.outcome == Outcome::Skipped && s.message == report,
+                "a later CUDA variant is skipped with the report: " + s.variant + " at " + std::to_string(s.size) + ": "
+                    + s.message);
+        else
+            check(s.outcome == Outcome::Passed, "a CPU variant runs: " + s.variant + ": " + s.message);
+    }
+    check(failed == 1, "the fault is reported once");
+    check(report.rfind("the CUDA context is broken (", 0) == 0 && endsWith(report, tail),
+        "the report says what and where: " + report);
+    check(device::cudaUnusableReason() == report, "CUDA is marked unusable with the report");
+    if (failures > 0)
+        std::cerr << table(rows);
+    std::cerr.flush();
+    return failures;
+}
+
 TEST(GpuFaults, AFaultyVariantBreaksTheContextOnceAndOnlyCpuVariantsRunAfterIt)
 {
     if (!haveGpu())
@@ -161,50 +208,23 @@ TEST(GpuFaults, AFaultyVariantBreaksTheContextOnceAndOnlyCpuVariantsRunAfterIt)
     GTEST_FLAG_SET(death_test_style, "threadsafe");
     EXPECT_EXIT(
         {
-            const SpmvWithFaults workload(*defaultRegistry().find("spmv"));
-            const auto rows
-                = sweep(workload, {"scalar", "cpu_openmp", "faulty", "vector", "cusparse", "reference"}, {4096, 8192});
-            const std::string tail = ") after spmv/faulty at 4096: CUDA variants are unavailable until restart";
-            int failures = 0;
-            auto check = [&](bool ok, const std::string& what) {
-                if (!ok) {
-                    std::cerr << "FAILED: " << what << '\n';
-                    ++failures;
-                }
-            };
-            check(rows.size() == 12, "twelve rows");
-            std::string report;
-            int failed = 0;
-            for (std::size_t i = 0; i < rows.size(); ++i) {
-                const Summary& s = rows[i];
-                const bool firstSize = i < 6;
-                const bool gpu = s.backend != "cpu";
-                if (s.outcome == Outcome::Failed) {
-                    ++failed;
-                    report = s.message;
-                }
-                if (firstSize && s.variant == "scalar")
-                    check(s.outcome == Outcome::Passed && s.repetitions >= 3, "scalar before the fault is kept");
-                else if (s.variant == "faulty" && firstSize)
-                    check(s.outcome == Outcome::Failed, "faulty fails");
-                else if (gpu)
-                    check(s.outcome == Outcome::Skipped && s.message == report,
-                        "a later CUDA variant is skipped with the report: " + s.variant + " at "
-                            + std::to_string(s.size) + ": " + s.message);
-                else
-                    check(s.outcome == Outcome::Passed, "a CPU variant runs: " + s.variant + ": " + s.message);
-            }
-            check(failed == 1, "the fault is reported once");
-            check(report.rfind("the CUDA context is broken (", 0) == 0 && endsWith(report, tail),
-                "the report says what and where: " + report);
-            check(device::cudaUnusableReason() == report, "CUDA is marked unusable with the report");
-            if (failures > 0)
-                std::cerr << table(rows);
-            std::cerr.flush();
+            const int failures = faultySweepFailures();
             // Straight out: the runtime's teardown has nothing to do in a broken context.
             std::_Exit(failures == 0 ? 0 : 1);
         },
         ::testing::ExitedWithCode(0), "");
+}
+
+// The same sweep in this process, for compute-sanitizer, under which the death test's child hangs: run alone with
+// KS_GPU_FAULT_DIRECT=1 and --gtest_filter=GpuFaults.DirectlyInThisProcess; memcheck must then report the faulty
+// kernel's writes and nothing else. Without the variable it skips, so a run of the whole binary keeps its context.
+TEST(GpuFaults, DirectlyInThisProcess)
+{
+    if (std::getenv("KS_GPU_FAULT_DIRECT") == nullptr)
+        GTEST_SKIP() << "set KS_GPU_FAULT_DIRECT=1 to run the faulty sweep in this process (for compute-sanitizer)";
+    if (!haveGpu())
+        GTEST_SKIP() << "needs a CUDA device: " << device::cudaUnavailableReason();
+    EXPECT_EQ(faultySweepFailures(), 0);
 }
 
 } // namespace

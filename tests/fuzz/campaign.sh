@@ -79,6 +79,7 @@ for t in "${targets[@]}"; do
     find "$out/artifacts/$t" -type f | sort | head -n "$maxTriage" | while read -r artifact; do
         log="$out/triage/$t/$(basename "$artifact").log"
         [ -f "$log" ] || "$here/run.sh" "fuzz_$t" "${KS_FUZZ_OPTIONS[@]}" "$artifact" > "$log" 2>&1
+        ks_fuzz_name_rss_oom "$log" "$here/run.sh" "fuzz_$t"
     done
 done
 

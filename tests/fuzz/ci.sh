@@ -62,6 +62,7 @@ for t in "${KS_FUZZ_TARGETS[@]}"; do
     for rc in "$out/fuzz-$t".*.rc; do
         [ "$(cat "$rc")" = 0 ] && continue
         log=${rc%.rc}.log
+        ks_fuzz_name_rss_oom "$log" "$build/fuzz/fuzz_$t"
         owner=$(ks_fuzz_fault_owner "$log")
         echo "fuzz_$t: $(ks_fuzz_describe "$log")"
         grep -E "Test unit written to" "$log" | tail -1
