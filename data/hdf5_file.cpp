@@ -7,6 +7,7 @@
 #include "data/read_place.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -527,9 +528,12 @@ DatasetInfo File::info(const std::string& path) const
 namespace {
 enum class Accept { Numbers, Floats, Integers, Int32Exact };
 
+/// Rows [first, first + count) along the first extent; count = kAllRows reads the whole dataset.
+constexpr std::uint64_t kAllRows = UINT64_MAX;
+
 template <class T>
-std::vector<T> readNumeric(
-    const File& file, std::int64_t fileId, const std::string& path, int expectedRank, Accept accept, hid_t memType)
+std::vector<T> readNumeric(const File& file, std::int64_t fileId, const std::string& path, int expectedRank,
+    Accept accept, hid_t memType, std::uint64_t firstRow = 0, std::uint64_t rowCount = kAllRows)
 {
     LibraryLock lock;
     const std::string place = "dataset " + path;
@@ -555,12 +559,35 @@ std::vector<T> readNumeric(
                 "uses the HDF5 filter " + quotedToken(filter.name) + " (id " + std::to_string(filter.id)
                     + "), which this HDF5 library does not have; re-save it (h5repack -f NONE in.h5 out.h5)");
     noteHdf5Place(file.path(), path);
-    const std::uint64_t count = info.elementCount();
+    const bool slab = rowCount != kAllRows;
+    if (slab && (info.dims.empty() || firstRow > info.dims[0] || rowCount > info.dims[0] - firstRow))
+        file.fail(place,
+            "rows " + std::to_string(firstRow) + ".." + std::to_string(firstRow + rowCount) + " lie outside its "
+                + std::to_string(info.dims.empty() ? 0 : info.dims[0]));
+    std::uint64_t count = slab ? rowCount : info.elementCount();
+    for (std::size_t d = 1; slab && d < info.dims.size(); ++d)
+        count = info.dims[d] != 0 && count > UINT64_MAX / info.dims[d] ? UINT64_MAX : count * info.dims[d];
     if (count == UINT64_MAX || count > UINT64_MAX / sizeof(T))
         file.fail(place, "its extents overflow 64-bit sizes");
-    requireHostMemory(count * sizeof(T), file.path(), place, "reading the dataset");
+    requireHostMemory(count * sizeof(T), file.path(), place, slab ? "reading its rows" : "reading the dataset");
     std::vector<T> values(static_cast<std::size_t>(count));
-    if (count > 0 && H5Dread(dataset.get(), memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
+    if (count == 0)
+        return values;
+    if (!slab) {
+        if (H5Dread(dataset.get(), memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
+            file.fail(place, "read failed: " + errorStack());
+        return values;
+    }
+    // Only the rows asked for are read: a hyperslab of the file's space, into a memory space of their extents.
+    Id fileSpace(H5Dget_space(dataset.get()), H5Sclose);
+    std::vector<hsize_t> start(info.dims.size(), 0), extent(info.dims.begin(), info.dims.end());
+    start[0] = firstRow;
+    extent[0] = rowCount;
+    if (!fileSpace.valid()
+        || H5Sselect_hyperslab(fileSpace.get(), H5S_SELECT_SET, start.data(), nullptr, extent.data(), nullptr) < 0)
+        file.fail(place, "cannot select its rows: " + errorStack());
+    Id memSpace(H5Screate_simple(static_cast<int>(extent.size()), extent.data(), nullptr), H5Sclose);
+    if (H5Dread(dataset.get(), memType, memSpace.get(), fileSpace.get(), H5P_DEFAULT, values.data()) < 0)
         file.fail(place, "read failed: " + errorStack());
     return values;
 }
@@ -600,6 +627,13 @@ std::vector<double> File::readDoubles(const std::string& path, int expectedRank,
         *this, m_id, path, expectedRank, floatOnly ? Accept::Floats : Accept::Numbers, H5T_NATIVE_DOUBLE);
 }
 
+std::vector<double> File::readDoubleRows(
+    const std::string& path, int expectedRank, std::uint64_t firstRow, std::uint64_t rowCount) const
+{
+    return readNumeric<double>(*this, m_id, path, expectedRank, Accept::Numbers, H5T_NATIVE_DOUBLE, firstRow,
+        std::min(rowCount, kAllRows - 1));
+}
+
 std::vector<float> File::readFloats(const std::string& path, int expectedRank, bool floatOnly) const
 {
     return readNumeric<float>(
@@ -615,6 +649,33 @@ std::vector<std::int32_t> File::readInt32s(const std::string& path, int expected
 {
     return readNumeric<std::int32_t>(*this, m_id, path, expectedRank, Accept::Int32Exact, H5T_NATIVE_INT32);
 }
+
+namespace {
+/// The characters of variable-length strings, allocated for libhdf5 up to a limit (H5Pset_vlen_mem_manager).
+struct VlenBudget {
+    std::uint64_t used;
+    std::uint64_t limit;
+    bool refused;
+};
+
+void* vlenAllocate(std::size_t bytes, void* info)
+{
+    auto* budget = static_cast<VlenBudget*>(info);
+    if (bytes > budget->limit - std::min(budget->used, budget->limit)) {
+        budget->refused = true;
+        return nullptr;
+    }
+    void* memory = std::malloc(bytes);
+    if (memory != nullptr)
+        budget->used += bytes;
+    return memory;
+}
+
+void vlenFree(void* memory, void*)
+{
+    std::free(memory);
+}
+} // namespace
 
 std::vector<std::string> File::readStrings(const std::string& path) const
 {
@@ -632,17 +693,35 @@ std::vector<std::string> File::readStrings(const std::string& path) const
     std::vector<std::string> result;
     result.reserve(count);
     if (H5Tis_variable_str(fileType.get()) > 0) {
+        // The pointers and the strings' own objects are counted first; the characters, whose total only the read
+        // finds, come from an allocator that refuses past what the memory budget leaves (they are held twice:
+        // libhdf5's copies and ours).
+        const std::uint64_t fixed = saturatingMul(count, sizeof(char*) + sizeof(std::string));
+        requireHostMemory(fixed, m_path, place, "reading the strings");
         Id memType(H5Tcopy(H5T_C_S1), H5Tclose);
         H5Tset_size(memType.get(), H5T_VARIABLE);
         H5Tset_cset(memType.get(), H5Tget_cset(fileType.get()));
+        const std::uint64_t budget = availableHostMemory();
+        VlenBudget characters {0, budget > fixed ? (budget - fixed) / 2 : 0, false};
+        Id xfer(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
+        if (!xfer.valid() || H5Pset_vlen_mem_manager(xfer.get(), vlenAllocate, &characters, vlenFree, nullptr) < 0)
+            fail(place, "cannot set up the string read: " + errorStack());
         std::vector<char*> raw(count, nullptr);
-        if (count > 0 && H5Dread(dataset.get(), memType.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()) < 0)
-            fail(place, "read failed: " + errorStack());
-        for (char* s : raw)
-            result.emplace_back(s ? s : "");
         Id space(H5Dget_space(dataset.get()), H5Sclose);
-        if (count > 0)
-            H5Dvlen_reclaim(memType.get(), space.get(), H5P_DEFAULT, raw.data());
+        const bool read
+            = count == 0 || H5Dread(dataset.get(), memType.get(), H5S_ALL, H5S_ALL, xfer.get(), raw.data()) >= 0;
+        // Whatever libhdf5 allocated before a failure is given back before the error.
+        std::string error = read ? std::string() : errorStack();
+        if (!read && characters.refused)
+            error = "its strings need more than the " + formatBytes(characters.limit) + " the memory budget leaves ("
+                + memoryBudgetSource() + ")";
+        if (read)
+            for (char* s : raw)
+                result.emplace_back(s ? s : "");
+        if (count > 0 && space.valid())
+            H5Dvlen_reclaim(memType.get(), space.get(), xfer.get(), raw.data());
+        if (!read)
+            fail(place, characters.refused ? error : "read failed: " + error);
     } else {
         const std::size_t width = H5Tget_size(fileType.get());
         requireHostMemory(static_cast<std::uint64_t>(width) * count, m_path, place, "reading the strings");

@@ -67,6 +67,10 @@ public:
     /// Reads a numeric dataset converted to double. Checks rank (0 = any), that the type is numeric (floats only
     /// when floatOnly), that every filter it needs is available and that the memory fits, all before reading.
     std::vector<double> readDoubles(const std::string& path, int expectedRank, bool floatOnly) const;
+    /// Rows [firstRow, firstRow + rowCount) along the first extent of a numeric dataset, converted to double, with
+    /// the same checks; only those rows are read (a hyperslab), and only their memory is required.
+    std::vector<double> readDoubleRows(
+        const std::string& path, int expectedRank, std::uint64_t firstRow, std::uint64_t rowCount) const;
     std::vector<float> readFloats(const std::string& path, int expectedRank, bool floatOnly) const;
     std::vector<std::string> readStrings(const std::string& path) const;
     /// Reads an integer dataset converted to int64 (uint64 values beyond it saturate), with the same checks before

@@ -183,9 +183,22 @@ SweepPlan planSweep(SweepRequest request)
                 throw ParameterError("size " + std::to_string(size) + " is outside the loaded dataset's 1.."
                     + std::to_string(request.dataset->meta().size));
     }
-    for (std::size_t i = 0; i < plan.sizes.size(); ++i)
-        workload.checkRun(plan.params, request.dataset ? &*request.dataset : nullptr,
-            plan.generators.empty() ? nullptr : &plan.generators[i], plan.sizes[i]);
+    for (std::size_t i = 0; i < plan.sizes.size(); ++i) {
+        try {
+            workload.checkRun(plan.params, request.dataset ? &*request.dataset : nullptr,
+                plan.generators.empty() ? nullptr : &plan.generators[i], plan.sizes[i]);
+        } catch (const ParameterError& e) {
+            // A refusal that the loaded file's contents cause (its extent, its size) names the file, as a reader's
+            // error would.
+            const std::string source = request.dataset ? request.dataset->meta().source : std::string();
+            const std::string name = request.dataset ? request.dataset->meta().name : std::string();
+            const std::string message = e.what();
+            if (source.empty() || source == "generator" || message.find(source) != std::string::npos
+                || (!name.empty() && message.find(name) != std::string::npos))
+                throw;
+            throw ParameterError(source + ": " + message);
+        }
+    }
     const auto& o = request.options;
     if (o.warmup < 0 || o.minRepetitions < 1 || o.maxRepetitions < o.minRepetitions || !(o.noiseTarget > 0.0)
         || !(o.timeLimitS > 0.0))

@@ -84,23 +84,21 @@ PointCloud readPointHdf5(const std::string& path, const ReadOptions& options)
             "frame " + std::to_string(wanted) + " requested, but " + place + " (" + extents(info.dims) + ") has "
                 + plural(frames, "frame"));
 
-    // Checked on the extents before the bulk read: the whole dataset is read (File has no hyperslab read) and the
-    // frame's points copied out of it.
-    requireHostMemory(saturatingMul(saturatingAdd(saturatingMul(frames, points), points), 3 * sizeof(double)), path,
-        place,
+    // Checked on the extents before the read, which reads the one frame asked for (a hyperslab of the trajectory).
+    requireHostMemory(saturatingMul(points, 2 * 3 * sizeof(double)), path, place,
         "reading " + plural(points, "point")
             + (rank == 3 ? " of frame " + std::to_string(wanted) + " of " + std::to_string(frames) : std::string()));
-    const std::vector<double> values = file.readDoubles(dataset, static_cast<int>(rank), false);
+    const std::vector<double> values = rank == 3 ? file.readDoubleRows(dataset, static_cast<int>(rank), wanted - 1, 1)
+                                                 : file.readDoubles(dataset, static_cast<int>(rank), false);
     PointCloud cloud;
     cloud.storedType = info.type;
-    const std::uint64_t first = (wanted - 1) * points * 3;
     cloud.x.resize(points);
     cloud.y.resize(points);
     cloud.z.resize(points);
     double* axes[3] = {cloud.x.data(), cloud.y.data(), cloud.z.data()};
     for (std::uint64_t i = 0; i < points; ++i)
         for (int a = 0; a < 3; ++a) {
-            const double v = values[first + i * 3 + static_cast<std::uint64_t>(a)];
+            const double v = values[i * 3 + static_cast<std::uint64_t>(a)];
             if (rejected(v, options))
                 nonFinite(v, a, path,
                     place + ", element [" + (rank == 3 ? std::to_string(wanted - 1) + ", " : std::string())

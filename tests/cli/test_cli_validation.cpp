@@ -38,17 +38,18 @@ TEST_F(CliValidation, SdhBucketsBeyondMemoryAreRefusedWithTheFigure)
     expectRefused({"run", "-w", "sdh", "-v", "reference", "-g", "points=100", "-p", "bucket_width=1e-9", "-q"},
         "bucket_width=1e-09 makes 3.984e+13 buckets (bounding-box diagonal 3.984e+04, about, for box=23000): 289.85 "
         "TiB "
-        "per histogram copy, more than the ");
+        "per histogram, over the ");
     // Below memory but above the 10^8 cap every variant allocates for.
     expectRefused({"run", "-w", "sdh", "-v", "reference", "-g", "points=100,box=1", "-p", "bucket_width=1e-8", "-q"},
-        "buckets (bounding-box diagonal 1.732, about, for box=1): 1.29 GiB per histogram copy, at most 10^8 buckets");
+        "buckets (bounding-box diagonal 1.732, about, for box=1): 1.29 GiB per histogram, at most 10^8 buckets");
 }
 
 TEST_F(CliValidation, SdhBucketsAreCountedOnTheLoadedCloud)
 {
     std::ofstream(path("cloud.csv")) << "x,y,z\n0,0,0\n1000000,0,0\n0,5,0\n";
+    // The file's extent is the cause, so the refusal names the file as a reader's error would.
     expectRefused({"run", "-w", "sdh", "-i", path("cloud.csv"), "-p", "bucket_width=1e-6", "-q"},
-        "bucket_width=1e-06 makes 1e+12 buckets (bounding-box diagonal 1e+06, this cloud)");
+        path("cloud.csv") + ": bucket_width=1e-06 makes 1e+12 buckets (bounding-box diagonal 1e+06, this cloud)");
     // The first two points only span 10^6 too; the size's own points decide.
     expectRefused({"run", "-w", "sdh", "-i", path("cloud.csv"), "-s", "2", "-p", "bucket_width=1e-6", "-q"},
         "(bounding-box diagonal 1e+06, its first 2 points)");

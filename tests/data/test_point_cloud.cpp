@@ -643,6 +643,33 @@ TEST_F(PointHdf5Test, FramesByNBy3ReadsTheChosenFrame)
         "parameter frame", "frame 2 requested, but dataset /points (2 × 3) has 1 frame"));
 }
 
+TEST_F(PointHdf5Test, OneFrameOfATrajectoryLargerThanTheBudgetIsReadAlone)
+{
+    // 64 frames of 20,000 points: 30 MiB in all, 0.46 MiB a frame. Under a 4 MiB budget only the frame asked for is
+    // read (a hyperslab), so the trajectory loads; a frame larger than the budget is refused before the read.
+    const std::string path = tempPath("long.h5");
+    constexpr std::uint64_t kFrames = 64, kPoints = 20000;
+    {
+        std::vector<double> v(kFrames * kPoints * 3);
+        for (std::size_t i = 0; i < v.size(); ++i)
+            v[i] = static_cast<double>(i);
+        h5::File file = h5::File::create(path);
+        file.writeDoubles("/traj", v, {kFrames, kPoints, 3});
+    }
+    setMemoryLimit(4 << 20);
+    struct Unlimit {
+        ~Unlimit() { setMemoryLimit(0); }
+    } unlimit;
+    const PointCloud frame = readPointHdf5(path, frameOptions("40"));
+    ASSERT_EQ(frame.size(), kPoints);
+    const double first = 39.0 * kPoints * 3;
+    EXPECT_EQ(frame.x[0], first);
+    EXPECT_EQ(frame.z[kPoints - 1], first + kPoints * 3 - 1);
+    setMemoryLimit(256 << 10);
+    EXPECT_TRUE(errorSays(catchDatasetError([&] { readPointHdf5(path, frameOptions("2")); }), path, "dataset /traj",
+        "reading 20000 points of frame 2 of 64"));
+}
+
 TEST_F(PointHdf5Test, WrongRankShapeOrChoiceNamesTheDatasetAndItsExtents)
 {
     auto make = [&](const std::string& name, auto write) {

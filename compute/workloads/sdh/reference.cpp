@@ -47,11 +47,11 @@ Buckets checkedBuckets(double width, double diagonal, const std::string& diagona
         const std::string copy
             = bytes >= 1e18 ? shortNumber(bytes) + " bytes" : data::formatBytes(static_cast<std::uint64_t>(bytes));
         const std::string limit = bytes > static_cast<double>(available)
-            ? "more than the " + data::formatBytes(available) + " of memory available"
+            ? "over the " + data::formatBytes(available) + " available"
             : "at most 10^8 buckets";
         throw ParameterError("bucket_width=" + shortNumber(width) + " makes " + shortNumber(buckets)
             + " buckets (bounding-box diagonal " + shortNumber(diagonal) + ", " + diagonalSource + "): " + copy
-            + " per histogram copy, " + limit);
+            + " per histogram, " + limit);
     }
     return {width, static_cast<std::uint64_t>(buckets)};
 }
