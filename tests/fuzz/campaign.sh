@@ -62,7 +62,17 @@ run_target() {
             -ignore_ooms=1 -max_total_time="$seconds" -artifact_prefix="$out/artifacts/$t/" \
             "$out/corpus/$t" "$here/seeds/$t" "$here/regressions/$t" > "$log" 2>&1
     fi
-    echo "$t $n $((SECONDS - start)) $jobs" >> "$out/runs.txt"
+    # The CPU time the run's processes used (user + system, from bash's `times`), beside its wall time × jobs: on a
+    # machine doing other work as well the two differ, and the summary counts the first.
+    # (`times` is run without a pipe or a substitution, whose subshell would have no children.)
+    local cpu
+    times > "$log.times"
+    cpu=$(tail -1 "$log.times" | awk '{
+        t = 0
+        for (i = 1; i <= 2; i++) { split($i, p, "m"); sub("s", "", p[2]); t += p[1] * 60 + p[2] }
+        printf "%d", t }')
+    rm -f "$log.times"
+    echo "$t $n $((SECONDS - start)) $jobs $cpu" >> "$out/runs.txt"
 }
 export -f run_target
 export here out seconds jobs
@@ -96,7 +106,8 @@ done
     echo "| target | CPU time (h:mm:ss) | executions | exec/s | coverage (edges) | features | corpus (files) | crash / hang / OOM inputs | distinct faults: ours | in libhdf5 |"
     echo "|---|---|---|---|---|---|---|---|---|---|"
     for t in "${targets[@]}"; do
-        cpu=$(awk -v t="$t" '$1 == t {s += $3 * $4} END {print s + 0}' "$out/runs.txt")
+        # Runs that noted their CPU time count it; older runs (four columns) count wall time × jobs.
+        cpu=$(awk -v t="$t" '$1 == t {s += (NF >= 5 ? $5 : $3 * $4)} END {print s + 0}' "$out/runs.txt")
         execs=0
         last=""
         for log in "$out/logs/$t".*.log; do
