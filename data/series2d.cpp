@@ -1,6 +1,7 @@
 #include "data/series2d.h"
 
 #include "data/atomic_file.h"
+#include "data/cancel.h"
 #include "data/dataset_error.h"
 #include "data/delimited_text.h"
 #include "data/hash.h"
@@ -209,18 +210,26 @@ Series2D generateSeries(const SeriesGenerator& g)
         throw DatasetError(
             "generator", "parameters", "slope, intercept and x_offset must be finite; noise and x_span non-negative");
     requireHostMemory(g.n * 2 * sizeof(double), "generator", "n=" + std::to_string(g.n), "generating the series");
+    // A stop request (Ctrl-C, Cancel) is checked while the memory is first touched and before each block of points.
+    const CancelPoint cancel = ambientCancelPoint();
     Series2D s;
-    s.x.resize(g.n);
-    s.y.resize(g.n);
+    resizeCancellably(s.x, g.n, cancel);
+    resizeCancellably(s.y, g.n, cancel);
     const CounterRng rng(g.seed);
     const auto n = static_cast<std::int64_t>(g.n);
+    const auto block = static_cast<std::int64_t>(kCancelBlock);
 #pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < n; ++i) {
-        const auto k = static_cast<std::uint64_t>(i);
-        const double x = g.xOffset + g.xSpan * rng.uniform(0, k);
-        s.x[k] = x;
-        s.y[k] = g.slope * x + g.intercept + g.noise * rng.normal(1, k);
+    for (std::int64_t b = 0; b < (n + block - 1) / block; ++b) {
+        if (cancel.stopRequested())
+            continue;
+        for (std::int64_t i = b * block; i < std::min(n, (b + 1) * block); ++i) {
+            const auto k = static_cast<std::uint64_t>(i);
+            const double x = g.xOffset + g.xSpan * rng.uniform(0, k);
+            s.x[k] = x;
+            s.y[k] = g.slope * x + g.intercept + g.noise * rng.normal(1, k);
+        }
     }
+    cancel.throwIfStopped();
     return s;
 }
 

@@ -1,5 +1,6 @@
 #include "compute/core/decide.h"
 
+#include "compute/core/cancel.h"
 #include "compute/core/clock_format.h"
 #include "compute/core/clock_sampler.h"
 #include "compute/core/compare.h"
@@ -203,6 +204,7 @@ std::vector<int> lookSchedule(int minRounds, int maxRounds)
 
 DecideOutcome decide(const Runner& runner, const DecideRequest& request, RunObserver& observer, std::stop_token stop)
 {
+    const AmbientCancel ambient(stop);
     const auto& variants = request.variants;
     const DecideOptions& options = request.decide;
     if (!request.workload || variants.size() < 2)

@@ -221,6 +221,7 @@ Runner::Runner(const Clock& clock)
 std::shared_ptr<const Result> Runner::computeReference(
     const Workload& workload, const data::Dataset& dataset, const ParamSet& params, std::stop_token stop) const
 {
+    const AmbientCancel ambient(stop);
     if (!workload.fullReferenceAffordable(dataset, params)) {
         Result deferred;
         deferred.quantity = "deferred";
@@ -234,6 +235,8 @@ std::shared_ptr<const Result> Runner::computeReference(
 
 Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_token stop) const
 {
+    // The comparison and the result facts, which no RunContext reaches, see the stop request through this.
+    const AmbientCancel ambient(stop);
     const Workload& workload = *request.workload;
     const Variant& variant = *request.variant;
     const RunOptions& options = request.options;

@@ -70,6 +70,8 @@ SizeInputs prepareSize(
     const SweepRequest& request = plan.request;
     const Workload& workload = *request.workload;
     const std::uint64_t size = plan.sizes[sizeIndex];
+    // The generator sees the stop request through this.
+    const AmbientCancel ambient(stop);
     SizeInputs inputs;
     try {
         if (request.dataset) {

@@ -1,6 +1,7 @@
 // The generator behind the built-in cnn data: balanced classes of stripe-and-blob images, each image a function of
 // (seed, index) only, built in parallel and quantised to bytes so it is normalised exactly like a file.
 
+#include "data/cancel.h"
 #include "data/dataset_error.h"
 #include "data/host_memory.h"
 #include "data/image_set.h"
@@ -83,12 +84,18 @@ ImageSet generateSplit(
         std::swap(set.labels[i], set.labels[draws.below(i + 1)]);
     }
 
-    std::vector<std::uint8_t> raw(count * imageSize);
+    // A stop request (Ctrl-C, Cancel) is checked while the memory is first touched and once an image: the images
+    // left are skipped, then it throws.
+    const CancelPoint cancel = ambientCancelPoint();
+    std::vector<std::uint8_t> raw;
+    resizeCancellably(raw, count * imageSize, cancel);
     const double side = std::min(g.height, g.width);
     const double classes = g.classes;
     const auto images = static_cast<std::int64_t>(count);
 #pragma omp parallel for schedule(static)
     for (std::int64_t image = 0; image < images; ++image) {
+        if (cancel.stopRequested())
+            continue;
         const auto local = static_cast<std::uint64_t>(image);
         const std::uint64_t i = first + local;
         const double k = set.labels[local];
@@ -129,6 +136,7 @@ ImageSet generateSplit(
                 }
         }
     }
+    cancel.throwIfStopped();
     normaliseImages(set, raw, kGenerator);
     set.storedType = "uint8 (generated)";
     return set;

@@ -1,5 +1,6 @@
 // The generators behind the built-in sdh data: points uniform in a box (the seed's setting) or Gaussian clusters.
 
+#include "data/cancel.h"
 #include "data/dataset_error.h"
 #include "data/host_memory.h"
 #include "data/number_text.h"
@@ -48,18 +49,27 @@ PointCloud generateCloud(const CloudGenerator& g)
     const CounterRng rng(g.seed);
     PointCloud cloud;
     cloud.storedType = "float64";
-    cloud.x.resize(g.points);
-    cloud.y.resize(g.points);
-    cloud.z.resize(g.points);
+    // A stop request (Ctrl-C, Cancel) is checked while the memory is first touched and before each block of points:
+    // the blocks left are skipped, then it throws.
+    const CancelPoint cancel = ambientCancelPoint();
+    for (auto* axis : {&cloud.x, &cloud.y, &cloud.z})
+        resizeCancellably(*axis, g.points, cancel);
     double* axes[3] = {cloud.x.data(), cloud.y.data(), cloud.z.data()};
     const auto n = static_cast<std::int64_t>(g.points);
+    const auto block = static_cast<std::int64_t>(kCancelBlock);
+    const std::int64_t blocks = (n + block - 1) / block;
     if (g.shape == CloudShape::UniformBox) {
 #pragma omp parallel for schedule(static)
-        for (std::int64_t q = 0; q < n; ++q) {
-            const auto i = static_cast<std::uint64_t>(q);
-            for (std::uint64_t a = 0; a < 3; ++a)
-                axes[a][i] = g.box * rng.uniform(kUniformStream + a, i);
+        for (std::int64_t b = 0; b < blocks; ++b) {
+            if (cancel.stopRequested())
+                continue;
+            for (std::int64_t q = b * block; q < std::min(n, (b + 1) * block); ++q) {
+                const auto i = static_cast<std::uint64_t>(q);
+                for (std::uint64_t a = 0; a < 3; ++a)
+                    axes[a][i] = g.box * rng.uniform(kUniformStream + a, i);
+            }
         }
+        cancel.throwIfStopped();
         return cloud;
     }
     std::vector<double> centres(g.clusters * 3);
@@ -68,13 +78,18 @@ PointCloud generateCloud(const CloudGenerator& g)
             centres[c * 3 + a] = g.box * rng.uniform(kCentreStream + a, c);
     const double sigma = g.spread * g.box;
 #pragma omp parallel for schedule(static)
-    for (std::int64_t q = 0; q < n; ++q) {
-        const auto i = static_cast<std::uint64_t>(q);
-        const std::uint64_t c = std::min<std::uint64_t>(g.clusters - 1,
-            static_cast<std::uint64_t>(rng.uniform(kMemberStream, i) * static_cast<double>(g.clusters)));
-        for (std::uint64_t a = 0; a < 3; ++a)
-            axes[a][i] = centres[c * 3 + a] + sigma * rng.normal(kOffsetStream + a, i);
+    for (std::int64_t b = 0; b < blocks; ++b) {
+        if (cancel.stopRequested())
+            continue;
+        for (std::int64_t q = b * block; q < std::min(n, (b + 1) * block); ++q) {
+            const auto i = static_cast<std::uint64_t>(q);
+            const std::uint64_t c = std::min<std::uint64_t>(g.clusters - 1,
+                static_cast<std::uint64_t>(rng.uniform(kMemberStream, i) * static_cast<double>(g.clusters)));
+            for (std::uint64_t a = 0; a < 3; ++a)
+                axes[a][i] = centres[c * 3 + a] + sigma * rng.normal(kOffsetStream + a, i);
+        }
     }
+    cancel.throwIfStopped();
     cloud.notes.push_back(plural(g.clusters, "Gaussian cluster") + " of standard deviation " + formatNumber(sigma)
         + "; points may lie outside the box");
     return cloud;

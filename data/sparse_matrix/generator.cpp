@@ -1,6 +1,7 @@
 // The generators behind the built-in spmv data: uniform and power-law random patterns, 2-D and 3-D Laplacians and
 // banded matrices, each row a function of (seed, row) only, built in parallel.
 
+#include "data/cancel.h"
 #include "data/dataset_error.h"
 #include "data/host_memory.h"
 #include "data/number_text.h"
@@ -303,32 +304,41 @@ CsrMatrix buildRows(
     std::uint64_t rows, std::uint64_t cols, const std::string& what, RowLength rowLength, FillRow fillRow)
 {
     requireHostMemory(8 * (rows + 1), kGenerator, what, "the row pointers");
+    // A stop request (Ctrl-C, Cancel) is checked while the memory is first touched and once a row: the rows left are
+    // skipped and the generator throws.
+    const CancelPoint cancel = ambientCancelPoint();
     CsrMatrix m;
     m.rows = rows;
     m.cols = cols;
-    m.rowPtr.assign(rows + 1, 0);
+    resizeCancellably(m.rowPtr, rows + 1, cancel);
     const auto n = static_cast<std::int64_t>(rows);
 #pragma omp parallel for schedule(dynamic, kRowChunk)
     for (std::int64_t r = 0; r < n; ++r)
-        m.rowPtr[static_cast<std::size_t>(r) + 1] = static_cast<std::int64_t>(rowLength(static_cast<std::uint64_t>(r)));
+        if (!cancel.stopRequested())
+            m.rowPtr[static_cast<std::size_t>(r) + 1]
+                = static_cast<std::int64_t>(rowLength(static_cast<std::uint64_t>(r)));
+    cancel.throwIfStopped();
     for (std::uint64_t r = 0; r < rows; ++r)
         m.rowPtr[r + 1] += m.rowPtr[r];
     const auto nnz = static_cast<std::uint64_t>(m.rowPtr[rows]);
     requireHostMemory(
         nnz * (sizeof(std::int32_t) + sizeof(double)), kGenerator, what, "the " + std::to_string(nnz) + " non-zeros");
-    m.colIdx.resize(nnz);
-    m.values.resize(nnz);
+    resizeCancellably(m.colIdx, nnz, cancel);
+    resizeCancellably(m.values, nnz, cancel);
 #pragma omp parallel
     {
         std::vector<std::uint64_t> scratch;
 #pragma omp for schedule(dynamic, kRowChunk)
         for (std::int64_t r = 0; r < n; ++r) {
+            if (cancel.stopRequested())
+                continue;
             const auto begin = m.rowPtr[static_cast<std::size_t>(r)];
             const auto end = m.rowPtr[static_cast<std::size_t>(r) + 1];
             fillRow(RowSlot {static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(end - begin),
                 static_cast<std::uint64_t>(begin), m.colIdx.data() + begin, m.values.data() + begin, scratch});
         }
     }
+    cancel.throwIfStopped();
     return m;
 }
 

@@ -161,6 +161,20 @@ TEST_F(CliSignals, OneCtrlCEndsTheReferenceComputationWithinASecond)
     EXPECT_TRUE(outcomes(csv).empty()) << "nothing was measured, and the CSV says so with its header alone";
 }
 
+TEST_F(CliSignals, OneCtrlCEndsAGeneratorWithinASecond)
+{
+    // 64 million non-zeros (768 MB): first touching the memory and filling the rows take seconds here; the generator
+    // checks the stop request during both (the sweep's ambient cancel point).
+    const std::string csv = path("out.csv");
+    const Interrupted run = interruptWhen({"run", "--workload", "spmv", "--variant", "cpu_openmp", "--generate",
+                                              "rows=4000000,per_row=16", "--no-calibrate", "--csv", csv},
+        path("stderr"), "generating rows=", 0.2);
+    ASSERT_NE(run.status, -1) << "still running 10 s after Ctrl-C";
+    EXPECT_LT(run.seconds, 1.0);
+    ASSERT_TRUE(WIFEXITED(run.status)) << run.status;
+    EXPECT_EQ(WEXITSTATUS(run.status), kExitCancelled);
+}
+
 TEST_F(CliSignals, OneCtrlCEndsAGpuLessSweepsOpenMpVariantWithinASecondKeepingEveryRowBefore)
 {
     // Two sizes of cpu_openmp and a CUDA variant (skipped here: no GPU): the first size is measured, then Ctrl-C in

@@ -2,6 +2,7 @@
 #include "compute/workloads/cnn/evaluation.h"
 
 #include "compute/core/atomic_file.h"
+#include "compute/core/cancel.h"
 #include "compute/core/errors.h"
 #include "compute/workloads/cnn/gpu_scoring.h"
 #include "data/hdf5_file.h"
@@ -119,7 +120,10 @@ void scoreImages(ScoringDevice device, const Layout& layout, std::span<const flo
     }
     const std::size_t imageSize = set.imageSize();
     std::vector<float> logits, batchFeatures;
+    // Scoring follows a run, outside its RunContext: a stop request (Ctrl-C, Cancel) is seen between batches.
+    const CancelPoint& cancel = ambientCancelPoint();
     for (std::size_t first = 0; first < count; first += kScoringBatch) {
+        cancel.throwIfStopped();
         const int batch = static_cast<int>(std::min<std::size_t>(kScoringBatch, count - first));
         const std::size_t b = static_cast<std::size_t>(batch);
         logits.resize(b * Layout::kClasses);

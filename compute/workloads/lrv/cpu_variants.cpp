@@ -33,7 +33,7 @@ public:
                 c[k] -= mean;
         }
         cancel.throwIfStopped();
-        m_values.assign(pairCount(p), 0.0);
+        sizeValues(pairCount(p), cancel);
         const double scale = 1.0 / static_cast<double>(n - 1);
         const std::size_t checkEvery = pairsPerCheck(n);
 #pragma omp parallel for schedule(dynamic, 16)
@@ -41,15 +41,12 @@ public:
             const auto i = static_cast<std::size_t>(si);
             const double* a = centred.data() + i * n;
             double* out = m_values.data() + pairIndex(i, 0);
-            std::size_t untilCheck = 0;
+            CancelCountdown countdown(checkEvery);
             for (std::size_t j = 0; j < i; ++j) {
                 // A stop check every checkEvery pairs of the row; once stopped, the rest and the rows left are
                 // skipped.
-                if (untilCheck-- == 0) {
-                    untilCheck = checkEvery - 1;
-                    if (cancel.stopRequested())
-                        break;
-                }
+                if (countdown.due() && cancel.stopRequested())
+                    break;
                 const double* b = centred.data() + j * n;
                 double s = 0.0;
                 for (std::size_t k = 0; k < n; ++k) {

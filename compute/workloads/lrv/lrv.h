@@ -69,6 +69,16 @@ public:
     Result fetch() override { return makeResult(m_values, m_table); }
 
 protected:
+    /// Makes m_values `count` long, growing it in steps with a stop check before each (first touching gigabytes of
+    /// output takes seconds). Values already there are kept, not zeroed: every run writes all of them.
+    void sizeValues(std::size_t count, const CancelPoint& cancel)
+    {
+        if (m_values.size() == count)
+            return;
+        m_values.clear();
+        resizeCancellably(m_values, count, cancel);
+    }
+
     const data::ExpressionTable& m_table;
     std::vector<double> m_values;
 };

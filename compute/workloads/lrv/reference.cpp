@@ -48,20 +48,17 @@ public:
         const CancelPoint& cancel = cancelPoint();
         const auto logs = referenceLogs(m_table, cancel);
         const std::size_t p = m_table.features;
-        m_values.assign(pairCount(p), 0.0);
+        sizeValues(pairCount(p), cancel);
         const std::size_t checkEvery = pairsPerCheck(m_table.samples);
         // Rows grow with i: dynamic scheduling keeps the threads evenly loaded. A stop check every checkEvery pairs
         // of a row; once stopped, the rest of the row and the rows left are skipped.
 #pragma omp parallel for schedule(dynamic, 16)
         for (std::int64_t si = 1; si < static_cast<std::int64_t>(p); ++si) {
             const auto i = static_cast<std::size_t>(si);
-            std::size_t untilCheck = 0;
+            CancelCountdown countdown(checkEvery);
             for (std::size_t j = 0; j < i; ++j) {
-                if (untilCheck-- == 0) {
-                    untilCheck = checkEvery - 1;
-                    if (cancel.stopRequested())
-                        break;
-                }
+                if (countdown.due() && cancel.stopRequested())
+                    break;
                 m_values[pairIndex(i, j)] = referencePair(logs, m_table.samples, i, j);
             }
         }

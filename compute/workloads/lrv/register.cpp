@@ -1,5 +1,6 @@
 // The lrv workload descriptor and its variant list. A new lrv variant is its kernel file plus, here, one row in
 // the list and its factory's declaration; the registry-wide test (tests/compute/test_variants.cpp) then checks it.
+#include "compute/core/cancel.h"
 #include "compute/core/errors.h"
 #include "compute/core/registry.h"
 #include "compute/device/vendor_libraries.h"
@@ -288,6 +289,8 @@ public:
         d.tolerance = tolerance(params);
         d.computed = true;
         const double floor = resolutionFloor(t, d.tolerance);
+        // A stop request (Ctrl-C, Cancel) is seen once every kCancelBlock pairs of the loops over all pairs.
+        const CancelPoint& cancel = ambientCancelPoint();
         double worst = 0.0;
         double worstProportional = 0.0;
         double compared = 0.0;
@@ -303,6 +306,8 @@ public:
             std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(cut - 1), sorted.end());
             const double threshold = sorted[cut - 1];
             for (std::size_t k = 0; k < reference.values.size(); ++k) {
+                if (k % kCancelBlock == 0)
+                    cancel.throwIfStopped();
                 const double e = relativeError(result.values[k], reference.values[k], floor);
                 d.relError->add(e);
                 d.stepError->addSteps(ulpDistance(result.values[k], reference.values[k]));
@@ -325,6 +330,8 @@ public:
             std::vector<std::pair<double, std::uint64_t>> smallest;
             smallest.reserve(top + 1);
             for (std::uint64_t k = 0; k < pairs; ++k) {
+                if (k % kCancelBlock == 0)
+                    cancel.throwIfStopped();
                 smallest.emplace_back(result.values[k], k);
                 if (smallest.size() > 2 * top) {
                     std::nth_element(
@@ -369,7 +376,7 @@ private:
     {
         std::lock_guard lock(m_logsMutex);
         if (m_logsHash != dataset.meta().contentHash || m_logsHash.empty()) {
-            m_logs = referenceLogs(dataset.as<data::ExpressionTable>());
+            m_logs = referenceLogs(dataset.as<data::ExpressionTable>(), ambientCancelPoint());
             m_logsHash = dataset.meta().contentHash;
         }
         return m_logs;
