@@ -215,7 +215,7 @@ void faultAtPlace(std::string_view place)
 void limitSelf(const ReadRequest& request)
 {
     if (request.memoryLimit > 0)
-        data::setMemoryLimit(request.memoryLimit);
+        data::setMemoryLimit(request.memoryLimit, request.memoryLimitName);
     const std::uint64_t space = data::saturatingAdd(
         data::saturatingAdd(data::mappedAddressSpace(), data::availableHostMemory()), kReaderSlackBytes);
     rlimit limit {};
@@ -280,7 +280,8 @@ nlohmann::ordered_json toJson(const ReadRequest& r)
         params[key] = bytesToJson(value);
     return {{"workload", r.workload}, {"path", bytesToJson(r.path)}, {"h5_path", bytesToJson(r.options.h5Path)},
         {"vector", bytesToJson(r.options.vectorPath)}, {"allow_nonfinite", r.options.allowNonFinite},
-        {"params", params}, {"memory_limit", r.memoryLimit}, {"cpu_limit_s", r.cpuLimitS}, {"listing", r.listing}};
+        {"params", params}, {"memory_limit", r.memoryLimit}, {"memory_limit_name", r.memoryLimitName},
+        {"cpu_limit_s", r.cpuLimitS}, {"listing", r.listing}};
 }
 
 ReadRequest readRequestFromJson(const nlohmann::ordered_json& j)
@@ -294,6 +295,7 @@ ReadRequest readRequestFromJson(const nlohmann::ordered_json& j)
     for (const auto& [key, value] : j.at("params").items())
         r.options.params[key] = bytesFromJson(value);
     r.memoryLimit = j.at("memory_limit").get<std::uint64_t>();
+    r.memoryLimitName = j.value("memory_limit_name", std::string("--memory-limit"));
     r.cpuLimitS = j.at("cpu_limit_s").get<double>();
     r.listing = j.at("listing").get<bool>();
     return r;
@@ -407,7 +409,13 @@ data::Dataset loadInWorker(const ReadRequest& request, std::stop_token stop)
     if (stop.stop_requested())
         throw LoadCancelled();
     const Fd memory(placeMemory());
-    const nlohmann::ordered_json answer = askWorker(argv, request, memory.get(), stop);
+    // The worker's budget is this process's: its own limit when the request names none (the app's Run settings).
+    ReadRequest limited = request;
+    if (limited.memoryLimit == 0 && data::memoryLimit() != 0) {
+        limited.memoryLimit = data::memoryLimit();
+        limited.memoryLimitName = data::memoryLimitName();
+    }
+    const nlohmann::ordered_json answer = askWorker(argv, limited, memory.get(), stop);
     const auto bytes = answer.at("dataset").at("bytes").get<std::uint64_t>();
     struct stat info { };
     if (::fstat(memory.get(), &info) != 0 || static_cast<std::uint64_t>(info.st_size) < kPageBytes + bytes)
@@ -431,6 +439,8 @@ Hdf5Listing listHdf5InWorker(const std::string& path, std::stop_token stop)
     request.path = path;
     request.listing = true;
     request.cpuLimitS = kListingCpuLimitS;
+    request.memoryLimit = data::memoryLimit();
+    request.memoryLimitName = data::memoryLimitName();
     const Fd memory(placeMemory());
     const nlohmann::ordered_json answer = askWorker(argv, request, memory.get(), stop);
     try {

@@ -39,12 +39,14 @@ inline constexpr double kReaderWallLimitS = 3600.0;
 inline constexpr std::uint64_t kReaderSlackBytes = 512ull << 20;
 
 /// One dataset file to read, as the worker needs it: the workload whose reader reads it, the path and the reader's
-/// options, the run's --memory-limit (0: none) so the worker's budget is the parent's, and its CPU time limit.
+/// options, the run's --memory-limit (0: the limit this process has, data::memoryLimit) so the worker's budget is the
+/// parent's, and its CPU time limit.
 struct ReadRequest {
     std::string workload;
     std::string path;
     data::ReadOptions options;
     std::uint64_t memoryLimit = 0;
+    std::string memoryLimitName = "--memory-limit"; ///< what the worker's messages call the limit
     double cpuLimitS = 0.0; ///< whole seconds (RLIMIT_CPU), at least 1; 0: readerCpuLimitS of the files
     bool listing = false; ///< list the HDF5 file's groups and datasets instead of reading (listHdf5InWorker)
 };

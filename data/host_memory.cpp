@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -23,6 +24,8 @@ namespace {
 
 constexpr std::uint64_t kNoLimit = std::numeric_limits<std::uint64_t>::max();
 std::atomic<std::uint64_t> g_memoryLimit {0};
+std::mutex g_memoryLimitNameMutex;
+std::string g_memoryLimitName = "--memory-limit";
 
 std::uint64_t machineAvailable()
 {
@@ -67,10 +70,10 @@ std::uint64_t addressSpaceHeadroom()
 }
 
 /// The smallest limit now and its name.
-std::pair<std::uint64_t, const char*> budget()
+std::pair<std::uint64_t, std::string> budget()
 {
-    std::pair<std::uint64_t, const char*> best {machineAvailable(), ""};
-    const auto consider = [&best](std::uint64_t bytes, const char* name) {
+    std::pair<std::uint64_t, std::string> best {machineAvailable(), ""};
+    const auto consider = [&best](std::uint64_t bytes, const std::string& name) {
         if (bytes < best.first)
             best = {bytes, name};
     };
@@ -80,7 +83,7 @@ std::pair<std::uint64_t, const char*> budget()
                  "/sys/fs/cgroup"),
         "cgroup limit");
     if (const std::uint64_t own = g_memoryLimit.load(); own != 0)
-        consider(own, "--memory-limit");
+        consider(own, memoryLimitName());
     return best;
 }
 
@@ -137,9 +140,19 @@ std::string memoryBudgetSource()
     return budget().second;
 }
 
-void setMemoryLimit(std::uint64_t bytes)
+void setMemoryLimit(std::uint64_t bytes, const std::string& name)
 {
+    {
+        const std::lock_guard lock(g_memoryLimitNameMutex);
+        g_memoryLimitName = name;
+    }
     g_memoryLimit.store(bytes);
+}
+
+std::string memoryLimitName()
+{
+    const std::lock_guard lock(g_memoryLimitNameMutex);
+    return g_memoryLimitName;
 }
 
 std::uint64_t memoryLimit()
@@ -181,7 +194,7 @@ void requireHostMemory(std::uint64_t bytes, const std::string& file, const std::
     if (bytes > available)
         throw DatasetError(file, place,
             what + " needs " + formatBytes(bytes) + " of memory but only " + formatBytes(available) + " is available"
-                + (*source ? std::string(" (") + source + ")" : std::string()));
+                + (!source.empty() ? " (" + source + ")" : std::string()));
 }
 
 std::uint64_t saturatingMul(std::uint64_t a, std::uint64_t b)

@@ -18,10 +18,12 @@ std::string memoryBudgetSource();
 /// The address space this process maps now (VmSize), what RLIMIT_AS counts.
 std::uint64_t mappedAddressSpace();
 
-/// A limit of this process's own (0: none), as `--memory-limit` gives it.
-void setMemoryLimit(std::uint64_t bytes);
-/// The limit setMemoryLimit gave (0: none), for the worker processes this one starts.
+/// A limit of this process's own (0: none), as `--memory-limit` gives it; `name` is what messages call it (the app's
+/// field: "Memory limit in Run settings").
+void setMemoryLimit(std::uint64_t bytes, const std::string& name = "--memory-limit");
+/// The limit setMemoryLimit gave (0: none) and its name, for the worker processes this one starts.
 std::uint64_t memoryLimit();
+std::string memoryLimitName();
 
 /// "4G", "512M", "1.5GiB", "1000000" (bytes) as bytes; throws std::invalid_argument for anything else.
 std::uint64_t parseByteSize(const std::string& text);

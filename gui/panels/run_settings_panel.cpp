@@ -246,7 +246,7 @@ bool RunSettingsPanel::applyMemoryLimit()
     m_memoryMessage->setPalette(palette);
     if (!ok)
         return false;
-    data::setMemoryLimit(limit);
+    data::setMemoryLimit(limit, "Memory limit in Run settings");
     const std::string source = data::memoryBudgetSource();
     m_memoryMessage->setText(
         tr("Budget now: %1 (%2)")

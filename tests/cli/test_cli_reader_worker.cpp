@@ -8,6 +8,7 @@
 #include "data/dataset_error.h"
 #include "data/expression_table.h"
 #include "data/hdf5_file.h"
+#include "data/host_memory.h"
 #include "data/series2d.h"
 #include "data/sparse_matrix.h"
 
@@ -195,6 +196,22 @@ TEST_F(ReaderWorker, TheRunsMemoryLimitIsTheWorkersBudget)
     r.memoryLimit = 1ull << 30;
     const auto e = datasetError([&] { loadInWorker(r); });
     EXPECT_NE(std::string(e.what()).find("--memory-limit"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(mtx), std::string::npos) << e.what();
+}
+
+TEST_F(ReaderWorker, ThisProcesssOwnLimitIsTheWorkersBudgetWhenTheRequestNamesNone)
+{
+    // The app sets its limit in Run settings and asks with memoryLimit 0: the worker still reads under that limit,
+    // and its refusal calls the limit what the app calls it.
+    const std::string mtx = path("wide.mtx");
+    std::ofstream(mtx) << "%%MatrixMarket matrix coordinate real general\n5 2147483647 5\n1 1 1\n2 2 1\n3 3 1\n"
+                          "4 4 1\n5 5 1\n";
+    data::setMemoryLimit(1ull << 30, "Memory limit in Run settings");
+    struct Unlimit {
+        ~Unlimit() { data::setMemoryLimit(0); }
+    } unlimit;
+    const auto e = datasetError([&] { loadInWorker(request("spmv", mtx)); });
+    EXPECT_NE(std::string(e.what()).find("(Memory limit in Run settings)"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find(mtx), std::string::npos) << e.what();
 }
 

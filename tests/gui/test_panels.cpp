@@ -598,7 +598,8 @@ TEST(RunSettingsPanel, TheMemoryLimitFieldSetsTheBudgetAndRefusesTextThatIsNoSiz
     EXPECT_TRUE(panel.applyMemoryLimit());
     EXPECT_EQ(ks::data::memoryLimit(), 64u << 20);
     EXPECT_LE(ks::data::availableHostMemory(), 64u << 20);
-    EXPECT_TRUE(message->text().contains(QStringLiteral("(--memory-limit)"))) << message->text().toStdString();
+    EXPECT_TRUE(message->text().contains(QStringLiteral("(Memory limit in Run settings)")))
+        << message->text().toStdString();
     field->setText(QStringLiteral("lots"));
     EXPECT_FALSE(panel.applyMemoryLimit());
     EXPECT_EQ(ks::data::memoryLimit(), 64u << 20) << "a refused text leaves the budget as it was";
