@@ -80,14 +80,19 @@ def run_one(cli, cls, path, matrix):
         argv = [cli, "run", "--workload", workload, "--input", path] + RUN_ARGS
     start = time.monotonic()
     try:
-        done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               timeout=TIMEOUT_S, env=RUN_ENV)
         code, stderr = done.returncode, done.stderr.decode("utf-8", "replace")
+        stdout = done.stdout.decode("utf-8", "replace")
     except subprocess.TimeoutExpired as e:
-        code, stderr = "timeout", (e.stderr or b"").decode("utf-8", "replace")
+        code, stderr, stdout = "timeout", (e.stderr or b"").decode("utf-8", "replace"), ""
     seconds = time.monotonic() - start
     errors = [line for line in stderr.splitlines() if line.startswith("error:")]
     message = errors[-1] if errors else ""
+    if code == 1 and not message:
+        # A run that failed says why in its row of the table on stdout.
+        rows = [line.strip() for line in stdout.splitlines() if " failed " in line]
+        message = rows[-1] if rows else ""
     problems = []
     if code not in ORDERLY:
         problems.append(f"exit {code}")
@@ -135,22 +140,25 @@ def main():
         with open(path, "wb") as f:
             f.write(data)
         code, seconds, message, problems = run_one(args.cli, args.cls, path, matrix)
-        if problems:
+        if problems or code == 1:
+            # Misbehaving inputs, and those whose run failed (worth a look: the reader took them), are kept.
             shutil.move(path, os.path.join(kept, os.path.basename(path)))
         else:
             os.remove(path)
         return i, code, seconds, message, problems
 
     rng_seeds = [rng.getrandbits(64) for _ in range(args.count)]
-    counts, bad, slowest, longest = {}, [], (0.0, ""), (0, "")
+    counts, bad, failed, slowest, longest = {}, [], [], (0.0, ""), (0, "")
     began = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         for i, code, seconds, message, problems in pool.map(job, range(args.count)):
             counts[str(code)] = counts.get(str(code), 0) + 1
             if seconds > slowest[0]:
                 slowest = (seconds, f"in{i:06d}{suffix}")
-            if len(message) > longest[0]:
+            if message.startswith("error:") and len(message) > longest[0]:
                 longest = (len(message), message)
+            if code == 1:
+                failed.append({"input": f"in{i:06d}{suffix}", "row": message})
             if problems:
                 bad.append({"input": f"in{i:06d}{suffix}", "exit": code, "problems": problems, "message": message})
     report = {
@@ -164,6 +172,7 @@ def main():
         "slowest_input": slowest[1],
         "longest_message_chars": longest[0],
         "longest_message": longest[1],
+        "failed_runs": failed,
         "misbehaved": bad,
     }
     with open(os.path.join(args.out, args.cls + ".json"), "w") as f:
