@@ -22,6 +22,7 @@
 #include "data/dataset_error.h"
 #include "data/delimited_text.h"
 #include "data/host_memory.h"
+#include "data/quote.h"
 #include "data/reader_messages.h"
 
 #include <CLI/CLI.hpp>
@@ -80,6 +81,17 @@ public:
     {
         if (!m_quiet)
             m_err << "  " << s << '\n' << std::flush;
+    }
+    /// What a reader or generator noted about the data (the frame read, zeros replaced, clusters drawn): once per
+    /// dataset, as the app shows it beside the dataset.
+    void onDataset(const data::Dataset& dataset) override
+    {
+        if (m_quiet || dataset.meta().contentHash == m_notedHash)
+            return;
+        m_notedHash = dataset.meta().contentHash;
+        for (const auto& note : dataset.meta().notes)
+            m_err << "  note: " << data::escapedText(note, 300) << '\n';
+        m_err << std::flush;
     }
     void onSummary(const Summary& s) override
     {
@@ -172,6 +184,7 @@ private:
     std::ostream& m_err;
     bool m_quiet;
     bool m_headerPrinted = false;
+    std::string m_notedHash;
     bool m_anyResident = false;
     bool m_anyThrottled = false;
     std::vector<std::string> m_clockReasons;

@@ -160,6 +160,23 @@ Dataset makeSeriesDataset(Series2D series, std::string name, std::string source)
         {series.yName + " range", formatRange(series.y)},
         {"stored as", series.storedType},
     };
+    // The four-sums fits sum x² and x·y in double: past DBL_MAX / n those sums may overflow, and such a fit is then
+    // infinite where the long-double reference is not. Said up front, so an `incorrect` row has its reason.
+    long double maxX = 0.0L, maxY = 0.0L;
+    for (std::size_t i = 0; i < series.x.size(); ++i) {
+        maxX = std::max(maxX, std::fabs(static_cast<long double>(series.x[i])));
+        maxY = std::max(maxY, std::fabs(static_cast<long double>(series.y[i])));
+    }
+    const long double limit
+        = static_cast<long double>(std::numeric_limits<double>::max()) / static_cast<long double>(series.x.size());
+    if (!series.x.empty() && (maxX * maxX > limit || maxX * maxY > limit)) {
+        char text[256];
+        std::snprintf(text, sizeof text,
+            "|x| reaches %.4Lg and |y| %.4Lg: the sums of x² or x·y over %zu points may overflow float64, so fits from "
+            "four sums in double can be infinite (the long-double reference is not)",
+            maxX, maxY, series.x.size());
+        meta.notes.push_back(text);
+    }
     return Dataset::make(std::move(meta), std::move(series));
 }
 

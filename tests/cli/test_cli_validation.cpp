@@ -79,6 +79,22 @@ TEST_F(CliValidation, LinregOnConstantXIsRefused)
         << m_err.str();
 }
 
+TEST_F(CliValidation, WhatTheReaderNotedIsPrintedAndExplainsAnInfiniteFit)
+{
+    // x·y near 10^307 over three points overflows the four sums in double: the fit is infinite and the row
+    // `incorrect`, which the dataset's note, printed before the runs, explains.
+    std::ofstream(path("huge.csv")) << "x,y\n1,1\n2,4e307\n3,5\n";
+    EXPECT_EQ(cli({"run", "-w", "linreg", "-v", "cpu_openmp", "-i", path("huge.csv"), "--min-reps", "1", "--max-reps",
+                  "1", "--no-calibrate"}),
+        kExitRunProblems)
+        << m_err.str();
+    EXPECT_NE(m_err.str().find("  note: |x| reaches 3 and |y| 4e+307: the sums of x² or x·y over 3 points may "
+                               "overflow float64"),
+        std::string::npos)
+        << m_err.str();
+    EXPECT_NE(m_out.str().find("incorrect"), std::string::npos) << m_out.str();
+}
+
 TEST_F(CliValidation, VectorIsRefusedWhereNothingReadsIt)
 {
     std::ofstream(path("fine.csv")) << "x,y\n1,1\n2,3\n3,5\n";
