@@ -213,6 +213,19 @@ MainWindow::MainWindow(QWidget* parent)
         m_cancelButton->setEnabled(isRunning());
         Q_EMIT datasetLoadFinished(false);
     });
+    // A cancelled load is the user's choice, not the file's fault: said plainly, the path kept to open again.
+    connect(m_controller, &RunController::datasetLoadCancelled, this, [this](quint64 ticket) {
+        if (ticket != m_loadTicket)
+            return;
+        const QString name = QFileInfo(m_loadedPath).fileName();
+        m_loadedDataset = {};
+        m_loadedPath.clear();
+        m_datasetPanel->showNotice(tr("Load of %1 cancelled; the file was not read.").arg(name));
+        updateDataContext();
+        showStatus(tr("Load of %1 cancelled").arg(name));
+        m_cancelButton->setEnabled(isRunning());
+        Q_EMIT datasetLoadFinished(false);
+    });
 
     const QString restoreProblem = restoreSettings();
     setRunningUi(false);

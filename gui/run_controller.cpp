@@ -215,12 +215,13 @@ quint64 RunController::loadDataset(const QString& workloadId, const QString& pat
     m_loading = true;
     QThreadPool::globalInstance()->start([self, ticket, workload, options, file, stop = m_loadStop.get_token()] {
         QString failure;
+        bool cancelled = false;
         data::Dataset dataset;
         try {
             // In a reader worker (cli/reader_worker.h): a reader that crashes on the file ends that process only.
             dataset = cli::loadInWorker({workload, file, options, 0}, stop);
         } catch (const cli::LoadCancelled&) {
-            failure = QObject::tr("load cancelled");
+            cancelled = true;
         } catch (const std::bad_alloc&) {
             failure = QStringLiteral("%1: out of memory while reading").arg(QString::fromStdString(file));
         } catch (const std::exception& e) {
@@ -230,11 +231,13 @@ quint64 RunController::loadDataset(const QString& workloadId, const QString& pat
             return;
         QMetaObject::invokeMethod(
             self.data(),
-            [self, ticket, dataset, failure] {
+            [self, ticket, dataset, failure, cancelled] {
                 if (!self || ticket != self->m_ticket)
                     return; // a newer load superseded this one
                 self->m_loading = false;
-                if (failure.isEmpty())
+                if (cancelled)
+                    Q_EMIT self->datasetLoadCancelled(ticket);
+                else if (failure.isEmpty())
                     Q_EMIT self->datasetLoaded(ticket, dataset);
                 else
                     Q_EMIT self->datasetFailed(ticket, failure);

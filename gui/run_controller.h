@@ -81,8 +81,8 @@ public:
     /// Loads a file for a workload on a pool thread; the answer comes as datasetLoaded or datasetFailed with the
     /// returned ticket (a later load makes earlier tickets stale).
     quint64 loadDataset(const QString& workloadId, const QString& path, const data::ReadOptions& options);
-    /// Ends the load in flight (its reader worker is killed); it answers datasetFailed with "load cancelled". False
-    /// when no load is in flight.
+    /// Ends the load in flight (its reader worker is killed); it answers datasetLoadCancelled. False when no load
+    /// is in flight.
     bool cancelLoad();
     bool isLoading() const { return m_loading; }
 
@@ -99,6 +99,8 @@ Q_SIGNALS:
     void runningChanged(bool running);
     void datasetLoaded(quint64 ticket, const ks::data::Dataset& dataset);
     void datasetFailed(quint64 ticket, const QString& message);
+    /// The load was cancelled (cancelLoad): not a failure of the file, which was not read.
+    void datasetLoadCancelled(quint64 ticket);
 
 private:
     /// Marks the controller running and posts `work` (which gets the stop token) to the worker.

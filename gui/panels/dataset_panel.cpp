@@ -428,7 +428,13 @@ void DatasetPanel::showError(const QString& message)
 
 void DatasetPanel::showLoading(const QString& what)
 {
-    m_loadingLabel->setText(tr("Loading %1…").arg(what));
+    m_loadingLabel->setText(tr("Loading %1… (Esc cancels)").arg(what));
+    showInfoWidget(m_loadingLabel);
+}
+
+void DatasetPanel::showNotice(const QString& text)
+{
+    m_loadingLabel->setText(text);
     showInfoWidget(m_loadingLabel);
 }
 

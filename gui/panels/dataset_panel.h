@@ -85,6 +85,8 @@ public:
     void markFailed(const QString& path);
     /// Shows that `what` is being loaded or generated.
     void showLoading(const QString& what);
+    /// A plain line in the loading label's place (not an error): a cancelled load.
+    void showNotice(const QString& text);
     /// Empties the info block.
     void clearInfo();
 
