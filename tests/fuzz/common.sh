@@ -55,7 +55,7 @@ ks_fuzz_report_kind() {
 # runtime's throw and terminate, and its callers; one line each, without addresses, folders and build ids.
 ks_fuzz_fault_frame() {
     ks_fuzz_report_part "$1" | grep -E '^ *#[0-9]+ 0x[0-9a-f]+' |
-        grep -v -E 'sysdeps/|in __?(memcpy|memmove|memset|memcmp|strlen|strnlen|strcmp|strncmp|strchr)[a-z_0-9]*( |$)|__sanitizer|__asan|__ubsan|__lsan|__interceptor|fuzzer::|in (malloc|calloc|realloc|free|operator new|operator delete)|libc\.so|libpthread|libstdc\+\+|__libc_|raise|abort|__restore_rt|pthread_kill|gsignal|__cxa_|std::terminate|__gnu_cxx|<unknown module>|in _start' |
+        grep -v -E 'sysdeps/|in (__)?(memcpy|memmove|memset|memcmp|strlen|strnlen|strcmp|strncmp|strchr|strdup|strndup)[a-z_0-9]*( |$)|__sanitizer|__asan|__ubsan|__lsan|__interceptor|fuzzer::|in (malloc|calloc|realloc|free|operator new|operator delete)|libc\.so|libpthread|libstdc\+\+|__libc_|raise|abort|__restore_rt|pthread_kill|gsignal|__cxa_|std::terminate|__gnu_cxx|<unknown module>|in _start' |
         head -n "${2:-1}" |
         sed -E 's/^ *#[0-9]+ 0x[0-9a-f]+ (in )?//; s/ \(BuildId: [0-9a-f]+\)//; s/\+0x[0-9a-f]+\)/)/; s#\(/[^ ]*/#(#'
 }
