@@ -2,6 +2,7 @@
 
 #include "data/atomic_file.h"
 #include "data/cancel.h"
+#include "data/cancellable_loop.h"
 #include "data/dataset_error.h"
 #include "data/delimited_text.h"
 #include "data/hash.h"
@@ -234,19 +235,12 @@ Series2D generateSeries(const SeriesGenerator& g)
     resizeCancellably(s.y, g.n, cancel);
     const CounterRng rng(g.seed);
     const auto n = static_cast<std::int64_t>(g.n);
-    const auto block = static_cast<std::int64_t>(kCancelBlock);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t b = 0; b < (n + block - 1) / block; ++b) {
-        if (cancel.stopRequested())
-            continue;
-        for (std::int64_t i = b * block; i < std::min(n, (b + 1) * block); ++i) {
-            const auto k = static_cast<std::uint64_t>(i);
-            const double x = g.xOffset + g.xSpan * rng.uniform(0, k);
-            s.x[k] = x;
-            s.y[k] = g.slope * x + g.intercept + g.noise * rng.normal(1, k);
-        }
-    }
-    cancel.throwIfStopped();
+    parallelForCancellable(n, cancel, [&](std::int64_t i) {
+        const auto k = static_cast<std::uint64_t>(i);
+        const double x = g.xOffset + g.xSpan * rng.uniform(0, k);
+        s.x[k] = x;
+        s.y[k] = g.slope * x + g.intercept + g.noise * rng.normal(1, k);
+    });
     return s;
 }
 

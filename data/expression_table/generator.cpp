@@ -1,6 +1,7 @@
 // The generator behind the built-in lrv data: Gamma–Poisson counts with planted nearly proportional feature pairs.
 
 #include "data/cancel.h"
+#include "data/cancellable_loop.h"
 #include "data/dataset_error.h"
 #include "data/expression_table.h"
 #include "data/expression_table/table.h"
@@ -138,20 +139,13 @@ ExpressionTable generateExpression(const ExpressionGenerator& g)
     const double shape = g.dispersion > 0.0 ? 1.0 / g.dispersion : 0.0;
     const auto total = static_cast<std::int64_t>(cells);
     const std::size_t p = g.features;
-    const auto block = static_cast<std::int64_t>(kCancelBlock);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t b = 0; b < (total + block - 1) / block; ++b) {
-        if (cancel.stopRequested())
-            continue;
-        for (std::int64_t q = b * block; q < std::min(total, (b + 1) * block); ++q) {
-            const auto cell = static_cast<std::uint64_t>(q);
-            DrawSequence draws(rng, kCellStreamBase, cell);
-            // Gamma(1/dispersion, dispersion): mean 1, variance = dispersion; times Poisson, a negative binomial.
-            const double multiplier = g.dispersion > 0.0 ? gammaDraw(shape, draws) * g.dispersion : 1.0;
-            t.values[cell] = 1.0 + poissonDraw(featureMean[cell % p] * multiplier, draws);
-        }
-    }
-    cancel.throwIfStopped();
+    parallelForCancellable(total, cancel, [&](std::int64_t q) {
+        const auto cell = static_cast<std::uint64_t>(q);
+        DrawSequence draws(rng, kCellStreamBase, cell);
+        // Gamma(1/dispersion, dispersion): mean 1, variance = dispersion; times Poisson, a negative binomial.
+        const double multiplier = g.dispersion > 0.0 ? gammaDraw(shape, draws) * g.dispersion : 1.0;
+        t.values[cell] = 1.0 + poissonDraw(featureMean[cell % p] * multiplier, draws);
+    });
 
     const auto pairs = plantedPairs(g);
     for (std::size_t pair = 0; pair < pairs.size(); ++pair) {

@@ -1,6 +1,7 @@
 // The generators behind the built-in sdh data: points uniform in a box (the seed's setting) or Gaussian clusters.
 
 #include "data/cancel.h"
+#include "data/cancellable_loop.h"
 #include "data/dataset_error.h"
 #include "data/host_memory.h"
 #include "data/number_text.h"
@@ -56,20 +57,12 @@ PointCloud generateCloud(const CloudGenerator& g)
         resizeCancellably(*axis, g.points, cancel);
     double* axes[3] = {cloud.x.data(), cloud.y.data(), cloud.z.data()};
     const auto n = static_cast<std::int64_t>(g.points);
-    const auto block = static_cast<std::int64_t>(kCancelBlock);
-    const std::int64_t blocks = (n + block - 1) / block;
     if (g.shape == CloudShape::UniformBox) {
-#pragma omp parallel for schedule(static)
-        for (std::int64_t b = 0; b < blocks; ++b) {
-            if (cancel.stopRequested())
-                continue;
-            for (std::int64_t q = b * block; q < std::min(n, (b + 1) * block); ++q) {
-                const auto i = static_cast<std::uint64_t>(q);
-                for (std::uint64_t a = 0; a < 3; ++a)
-                    axes[a][i] = g.box * rng.uniform(kUniformStream + a, i);
-            }
-        }
-        cancel.throwIfStopped();
+        parallelForCancellable(n, cancel, [&](std::int64_t q) {
+            const auto i = static_cast<std::uint64_t>(q);
+            for (std::uint64_t a = 0; a < 3; ++a)
+                axes[a][i] = g.box * rng.uniform(kUniformStream + a, i);
+        });
         return cloud;
     }
     std::vector<double> centres(g.clusters * 3);
@@ -77,19 +70,13 @@ PointCloud generateCloud(const CloudGenerator& g)
         for (std::uint64_t a = 0; a < 3; ++a)
             centres[c * 3 + a] = g.box * rng.uniform(kCentreStream + a, c);
     const double sigma = g.spread * g.box;
-#pragma omp parallel for schedule(static)
-    for (std::int64_t b = 0; b < blocks; ++b) {
-        if (cancel.stopRequested())
-            continue;
-        for (std::int64_t q = b * block; q < std::min(n, (b + 1) * block); ++q) {
-            const auto i = static_cast<std::uint64_t>(q);
-            const std::uint64_t c = std::min<std::uint64_t>(g.clusters - 1,
-                static_cast<std::uint64_t>(rng.uniform(kMemberStream, i) * static_cast<double>(g.clusters)));
-            for (std::uint64_t a = 0; a < 3; ++a)
-                axes[a][i] = centres[c * 3 + a] + sigma * rng.normal(kOffsetStream + a, i);
-        }
-    }
-    cancel.throwIfStopped();
+    parallelForCancellable(n, cancel, [&](std::int64_t q) {
+        const auto i = static_cast<std::uint64_t>(q);
+        const std::uint64_t c = std::min<std::uint64_t>(g.clusters - 1,
+            static_cast<std::uint64_t>(rng.uniform(kMemberStream, i) * static_cast<double>(g.clusters)));
+        for (std::uint64_t a = 0; a < 3; ++a)
+            axes[a][i] = centres[c * 3 + a] + sigma * rng.normal(kOffsetStream + a, i);
+    });
     cloud.notes.push_back(plural(g.clusters, "Gaussian cluster") + " of standard deviation " + formatNumber(sigma)
         + "; points may lie outside the box");
     return cloud;

@@ -1,6 +1,7 @@
 // The spmv x vector: read from its own file (one value per line, or an HDF5 1-D dataset) or generated from a seed.
 
 #include "data/cancel.h"
+#include "data/cancellable_loop.h"
 #include "data/dataset_error.h"
 #include "data/delimited_text.h"
 #include "data/hdf5_file.h"
@@ -137,15 +138,9 @@ std::vector<double> generateVector(std::uint64_t length, std::uint64_t seed)
     std::vector<double> x;
     resizeCancellably(x, length, cancel);
     const auto n = static_cast<std::int64_t>(length);
-    const auto block = static_cast<std::int64_t>(kCancelBlock);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t b = 0; b < (n + block - 1) / block; ++b) {
-        if (cancel.stopRequested())
-            continue;
-        for (std::int64_t i = b * block; i < std::min(n, (b + 1) * block); ++i)
-            x[static_cast<std::size_t>(i)] = 2.0 * rng.uniform(kVectorStream, static_cast<std::uint64_t>(i)) - 1.0;
-    }
-    cancel.throwIfStopped();
+    parallelForCancellable(n, cancel, [&](std::int64_t i) {
+        x[static_cast<std::size_t>(i)] = 2.0 * rng.uniform(kVectorStream, static_cast<std::uint64_t>(i)) - 1.0;
+    });
     return x;
 }
 
