@@ -106,6 +106,20 @@ Interrupted interruptWhen(
     return result;
 }
 
+/// What every one-Ctrl-C test asks of the run: it exited, within a second of the signal, with the cancelled status.
+::testing::AssertionResult exitedCancelledWithinASecond(const Interrupted& run)
+{
+    if (run.status == -1)
+        return ::testing::AssertionFailure() << "still running 10 s after Ctrl-C";
+    if (!(run.seconds < 1.0))
+        return ::testing::AssertionFailure() << "exited " << run.seconds << " s after Ctrl-C";
+    if (!WIFEXITED(run.status))
+        return ::testing::AssertionFailure() << "ended by a signal: wait status " << run.status;
+    if (WEXITSTATUS(run.status) != kExitCancelled)
+        return ::testing::AssertionFailure() << "exit status " << WEXITSTATUS(run.status);
+    return ::testing::AssertionSuccess();
+}
+
 /// The outcome column of each row of a CSV that kernelscope-cli wrote.
 std::vector<std::string> outcomes(const std::string& csv)
 {
@@ -137,10 +151,7 @@ TEST_F(CliSignals, OneCtrlCEndsALongCpuRepetitionWithinASecond)
     const Interrupted run = interruptWhen({"run", "--workload", "sdh", "--variant", "cpu_openmp", "--generate",
                                               "points=100000", "--no-calibrate", "--csv", csv, "--json", json},
         path("stderr"), "[1/1] cpu_openmp", 0.5);
-    ASSERT_NE(run.status, -1) << "still running 10 s after Ctrl-C";
-    EXPECT_LT(run.seconds, 1.0);
-    ASSERT_TRUE(WIFEXITED(run.status)) << run.status;
-    EXPECT_EQ(WEXITSTATUS(run.status), kExitCancelled);
+    ASSERT_TRUE(exitedCancelledWithinASecond(run));
     EXPECT_EQ(outcomes(csv), std::vector<std::string> {"cancelled"});
     const std::string text = readAll(json);
     EXPECT_NE(text.find("\"outcome\": \"cancelled\""), std::string::npos) << text;
@@ -154,10 +165,7 @@ TEST_F(CliSignals, OneCtrlCEndsTheReferenceComputationWithinASecond)
     const Interrupted run = interruptWhen({"run", "--workload", "sdh", "--variant", "cpu_openmp", "--generate",
                                               "points=60000", "--no-calibrate", "--csv", csv},
         path("stderr"), "computing the reference", 0.5);
-    ASSERT_NE(run.status, -1) << "still running 10 s after Ctrl-C";
-    EXPECT_LT(run.seconds, 1.0);
-    ASSERT_TRUE(WIFEXITED(run.status)) << run.status;
-    EXPECT_EQ(WEXITSTATUS(run.status), kExitCancelled);
+    ASSERT_TRUE(exitedCancelledWithinASecond(run));
     EXPECT_TRUE(outcomes(csv).empty()) << "nothing was measured, and the CSV says so with its header alone";
 }
 
@@ -169,10 +177,7 @@ TEST_F(CliSignals, OneCtrlCEndsAGeneratorWithinASecond)
     const Interrupted run = interruptWhen({"run", "--workload", "spmv", "--variant", "cpu_openmp", "--generate",
                                               "rows=4000000,per_row=16", "--no-calibrate", "--csv", csv},
         path("stderr"), "generating rows=", 0.2);
-    ASSERT_NE(run.status, -1) << "still running 10 s after Ctrl-C";
-    EXPECT_LT(run.seconds, 1.0);
-    ASSERT_TRUE(WIFEXITED(run.status)) << run.status;
-    EXPECT_EQ(WEXITSTATUS(run.status), kExitCancelled);
+    ASSERT_TRUE(exitedCancelledWithinASecond(run));
 }
 
 TEST_F(CliSignals, OneCtrlCEndsAGpuLessSweepsOpenMpVariantWithinASecondKeepingEveryRowBefore)
@@ -184,10 +189,7 @@ TEST_F(CliSignals, OneCtrlCEndsAGpuLessSweepsOpenMpVariantWithinASecondKeepingEv
         = interruptWhen({"run", "--workload", "sdh", "--variant", "cpu_openmp,baseline", "--sizes", "1000,100000",
                             "--max-reps", "5", "--no-calibrate", "--csv", csv, "--json", json},
             path("stderr"), "[3/4] cpu_openmp", 0.5);
-    ASSERT_NE(run.status, -1) << "still running 10 s after Ctrl-C";
-    EXPECT_LT(run.seconds, 1.0);
-    ASSERT_TRUE(WIFEXITED(run.status)) << run.status;
-    EXPECT_EQ(WEXITSTATUS(run.status), kExitCancelled);
+    ASSERT_TRUE(exitedCancelledWithinASecond(run));
     const std::vector<std::string> rows = outcomes(csv);
     ASSERT_EQ(rows.size(), 3u) << readAll(csv);
     EXPECT_EQ(rows[0], "passed");
