@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A fuzzing campaign over the packed targets (pack.sh puts this script beside them):
-#   campaign.sh [-t SECONDS] [-j JOBS] [-p PARALLEL] [-o OUTDIR] [-r] [TARGET...]
+#   campaign.sh [-t SECONDS] [-j JOBS] [-p PARALLEL] [-o OUTDIR] [-r | -n] [TARGET...]
 # runs each TARGET (default: all) for SECONDS of wall time (3600) with JOBS processes (1; more: libFuzzer's fork
 # mode), PARALLEL targets at a time (1), so each target gets SECONDS × JOBS CPU-seconds; crashes, hangs and
 # out-of-memory inputs are kept and fuzzing goes on. Corpora, findings and logs go to OUTDIR (campaign-DATE), and a
@@ -10,6 +10,8 @@
 # OUTDIR.tar.xz holds all of OUTDIR (to fetch from a machine that is given back, and to go on from later).
 # -r: no fuzzing; replay the findings again and rewrite the summary (where llvm-symbolizer exists, as on the build
 # machine, the reports then name functions and source lines).
+# -n: fuzz only, and pack OUTDIR.tar.xz without replaying or summarising (for a machine whose time is short and which
+# has no llvm-symbolizer: replay there later with -r).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/common.sh"
@@ -18,19 +20,22 @@ jobs=1
 parallel=1
 out="campaign-$(date -u +%Y%m%d-%H%M)"
 reportOnly=0
+fuzzOnly=0
 # Replaying a finding may take the whole -timeout: at most this many per target are replayed (sorted by name, so
 # crashes come before hangs and out-of-memory inputs).
 maxTriage=12
-while getopts "t:j:p:o:r" option; do
+while getopts "t:j:p:o:rn" option; do
     case $option in
         t) seconds=$OPTARG ;;
         j) jobs=$OPTARG ;;
         p) parallel=$OPTARG ;;
         o) out=$OPTARG ;;
         r) reportOnly=1 ;;
-        *) sed -n '2,12p' "$0"; exit 2 ;;
+        n) fuzzOnly=1 ;;
+        *) sed -n '2,14p' "$0"; exit 2 ;;
     esac
 done
+((reportOnly && fuzzOnly)) && { echo "campaign.sh: -r and -n exclude each other"; exit 2; }
 shift $((OPTIND - 1))
 targets=("$@")
 ((${#targets[@]})) || targets=("${KS_FUZZ_TARGETS[@]}")
@@ -82,6 +87,11 @@ else
     printf '%s\n' "${targets[@]}" | xargs -P "$parallel" -I{} bash -c 'run_target "$1"' _ {}
 fi
 touch "$out/runs.txt"
+if ((fuzzOnly)); then
+    tar -cJf "$out.tar.xz" -C "$(dirname "$out")" "$(basename "$out")"
+    echo "campaign.sh: fuzzed only; $out.tar.xz ($(du -h "$out.tar.xz" | cut -f1)); replay and summarise with -r"
+    exit 0
+fi
 
 # The findings replayed alone: each report says what and where.
 for t in "${targets[@]}"; do
