@@ -1,5 +1,6 @@
 #include "gui/views/spmv_view.h"
 
+#include "compute/workloads/spmv/auto_choice.h"
 #include "compute/workloads/spmv/spmv_policy.h"
 #include "data/sparse_matrix.h"
 #include "gui/theme.h"
@@ -22,6 +23,7 @@ constexpr std::uint64_t kBinThreadMax = spmv::RowBinningThresholds::kShortMax;
 constexpr std::uint64_t kBinWarpMax = spmv::RowBinningThresholds::kMediumMax;
 constexpr std::uint64_t kAdaptiveScalarMax = spmv::AdaptiveThresholds::kScalarMax;
 constexpr double kEllMaxPadding = spmv::EllThresholds::kMaxPadding;
+constexpr int kLongChunk = spmv::LongRowThresholds::kChunk;
 // The classes are counted from the exact length histogram, which stops at kMaxExactLength.
 static_assert(kBinThreadMax <= kBinWarpMax && kBinWarpMax <= SpmvView::kMaxExactLength
         && kAdaptiveScalarMax <= SpmvView::kMaxExactLength,
@@ -86,6 +88,8 @@ SpmvView::Profile SpmvView::profileOf(const data::CsrMatrix& matrix, const std::
     std::uint64_t shortest = std::numeric_limits<std::uint64_t>::max(), longest = 0;
     std::uint64_t laneSlots = 0; // ≤ rows × longest < 2^62: lengths are below 2^31 (32-bit column indices)
     double squares = 0.0;
+    double spans = 0.0;
+    const bool haveColumns = matrix.colIdx.size() >= p.nnz;
     for (std::uint64_t w = 0; w < rows; w += 32) {
         if (cancel && (w & 0xffff) == 0 && cancel->load(std::memory_order_relaxed)) {
             p.cancelled = true;
@@ -101,6 +105,9 @@ SpmvView::Profile SpmvView::profileOf(const data::CsrMatrix& matrix, const std::
             squares += d * d;
             ++exact[std::min<std::uint64_t>(length, kMaxExactLength + 1)];
             ++powers[static_cast<std::size_t>(std::bit_width(length))];
+            if (length > 0 && haveColumns)
+                spans += static_cast<double>(matrix.colIdx[static_cast<std::size_t>(rowPtr[r + 1] - 1)]
+                    - matrix.colIdx[static_cast<std::size_t>(rowPtr[r])] + 1);
         }
         longest = std::max(longest, warpLongest);
         laneSlots += (end - w) * warpLongest;
@@ -110,6 +117,21 @@ SpmvView::Profile SpmvView::profileOf(const data::CsrMatrix& matrix, const std::
     p.stddev = rows == 0 ? 0.0 : std::sqrt(squares / static_cast<double>(rows));
     p.emptyRows = exact[0];
     p.warpBalance = laneSlots == 0 ? 0.0 : static_cast<double>(p.nnz) / static_cast<double>(laneSlots);
+    if (rows > p.emptyRows && p.cols > 0)
+        p.meanSpan = spans / static_cast<double>(rows - p.emptyRows) / static_cast<double>(p.cols);
+
+    spmv::RowStats stats;
+    stats.rows = p.rows;
+    stats.cols = p.cols;
+    stats.nnz = p.nnz;
+    stats.mean = p.mean;
+    stats.stddev = p.stddev;
+    stats.longest = p.longest;
+    stats.emptyRows = p.emptyRows;
+    stats.meanSpan = p.meanSpan;
+    const spmv::AutoChoice choice = spmv::chooseKernel(stats);
+    p.autoVariant = choice.variant;
+    p.autoReason = choice.reason;
 
     const auto rowsUpTo = [&](std::uint64_t length) {
         std::uint64_t n = 0;
@@ -144,6 +166,24 @@ QString SpmvView::binLabel(const Bin& bin)
 }
 
 namespace {
+/// `text` broken at spaces into lines of at most `width` characters (a longer word stays whole), each after
+/// `indent`.
+QString wrapped(const QString& text, qsizetype width, const QString& indent)
+{
+    QStringList lines;
+    QString line;
+    for (const QString& word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        if (!line.isEmpty() && line.size() + 1 + word.size() > width) {
+            lines << indent + line;
+            line.clear();
+        }
+        line += (line.isEmpty() ? QString() : QStringLiteral(" ")) + word;
+    }
+    if (!line.isEmpty())
+        lines << indent + line;
+    return lines.join(QLatin1Char('\n'));
+}
+
 /// A text element that does not cap its layout row: QCPLayoutGrid gives a row the smallest maximum height of its
 /// elements, so a plain text element beside the axis rect held the bars to the summary's height, a third of the
 /// panel. This one takes the row's height and centres its text in it.
@@ -297,13 +337,19 @@ void SpmvView::setProfile(Profile profile)
         lines << tr("Rows of 0–%1 non-zeros: %2 (a thread each)").arg(kBinThreadMax).arg(count(p.threadRows));
         lines << tr("Rows of %1–%2: %3 (a warp each)").arg(kBinThreadMax + 1).arg(kBinWarpMax).arg(count(p.warpRows));
         lines << tr("Rows longer than %1: %2 (the row-binning").arg(kBinWarpMax).arg(count(p.blockRows));
-        lines << tr("  variant gives them a block each)");
+        lines << tr("  variant gives them a block per %1 non-zeros)").arg(kLongChunk);
         lines << tr("Rows longer than %1: %2 (adaptive gives them")
                      .arg(kAdaptiveScalarMax)
                      .arg(count(p.adaptiveWarpRows));
         lines << tr("  the whole warp, shorter ones lane 0 alone)");
         lines << tr("Thread per row: lanes busy %1 of the time").arg(share(p.warpBalance, 1.0));
         lines << tr("  (each warp waits for its longest row)");
+        lines << tr("A row's columns span %1 of the width").arg(share(p.meanSpan, 1.0));
+    }
+    if (!p.autoVariant.empty()) {
+        lines << QString();
+        lines << tr("The auto variant runs %1:").arg(QString::fromStdString(p.autoVariant));
+        lines << wrapped(QString::fromStdString(p.autoReason), 46, QStringLiteral("  "));
     }
     m_summary = lines.join(QLatin1Char('\n'));
     m_stale = true;

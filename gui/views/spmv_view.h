@@ -62,11 +62,16 @@ public:
         // spmv::AdaptiveThresholds (compute/workloads/spmv/spmv_policy.h).
         std::uint64_t threadRows = 0; ///< row binning: rows of 0–kShortMax non-zeros, a thread each
         std::uint64_t warpRows = 0; ///< row binning: kShortMax+1 – kMediumMax non-zeros, a warp each
-        std::uint64_t blockRows = 0; ///< row binning: longer than kMediumMax, a block each
+        std::uint64_t blockRows = 0; ///< row binning: longer than kMediumMax, a block per LongRowThresholds::kChunk
         std::uint64_t adaptiveWarpRows = 0; ///< adaptive: longer than kScalarMax, the whole warp each
         /// Thread per row: the share of lane time doing work when each warp of 32 consecutive rows waits for its
         /// longest (Σ lengths / Σ rows in warp × its longest); 0 when there are no non-zeros.
         double warpBalance = 0.0;
+        /// Mean over the non-empty rows of (last column − first column + 1) / cols.
+        double meanSpan = 0.0;
+        /// What the spmv `auto` variant runs on this matrix and why (spmv::chooseKernel).
+        std::string autoVariant;
+        std::string autoReason;
         bool cancelled = false; ///< a newer matrix replaced this one while it was being counted
 
         /// Stored slots per non-zero if every row were padded to the longest (ELL); 0 without non-zeros.

@@ -2,6 +2,7 @@
 // and ELL (strategy 4); beyond the seed, sub-warp rows with a width chosen from the mean row length, and a
 // merge-path load balance (Merrill & Garland 2016) that is indifferent to how the non-zeros are spread over rows.
 #include "compute/device/launch.cuh"
+#include "compute/workloads/spmv/auto_choice.h"
 #include "compute/workloads/spmv/spmv_device.cuh"
 #include "compute/workloads/spmv/spmv_policy.h"
 
@@ -79,6 +80,168 @@ __device__ __forceinline__ T partialRow(const int* __restrict__ col, const T* __
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Long rows. A kernel that gives each row a fixed number of lanes keeps them busy for as long as its longest row:
+// on the power-law matrix of 4M rows (exponent 2.2), sub-warp's 4 lanes on a 456,099-long row took 27.9 ms, 88×
+// cuSPARSE. Rows longer than a kernel's limit are cut at prepare into chunks of kChunk non-zeros, a block each; a
+// second kernel adds each row's partial sums in chunk order (no atomics: the same sum every run), and the row
+// kernels skip those rows. Thresholds in spmv_policy.h.
+
+struct LongRowPolicy : LongRowThresholds {
+    static constexpr int kThreads = 256; ///< a chunk's block: kChunk / kThreads non-zeros per thread
+    static constexpr int kFinishThreads = 128; ///< the finishing kernel: a thread per long row
+};
+
+/// The longest row a kernel that gives each row `lanes` lanes keeps.
+constexpr int longRowLimit(int lanes)
+{
+    return lanes * LongRowPolicy::kPerLane;
+}
+
+/// The sum of `value` over the block's threads (LongRowPolicy::kThreads of them), in thread 0.
+template <class T> __device__ __forceinline__ T blockSum(T value)
+{
+    __shared__ T warpSums[LongRowPolicy::kThreads / 32];
+    value = groupSum<32>(value);
+    if (threadIdx.x % 32 == 0)
+        warpSums[threadIdx.x / 32] = value;
+    __syncthreads();
+    value = threadIdx.x < LongRowPolicy::kThreads / 32 ? warpSums[threadIdx.x] : T(0);
+    if (threadIdx.x < 32)
+        value = groupSum<32>(value);
+    return value;
+}
+
+template <class T>
+__global__ void __launch_bounds__(LongRowPolicy::kThreads) longChunkKernel(const int* __restrict__ chunkRow,
+    const int* __restrict__ chunkBegin, const int* __restrict__ rowPtr, const int* __restrict__ col,
+    const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ partial)
+{
+    const int begin = chunkBegin[blockIdx.x];
+    const int end = min(begin + LongRowPolicy::kChunk, rowPtr[chunkRow[blockIdx.x] + 1]);
+    const T sum = blockSum(partialRow<true>(col, val, x, begin, end, threadIdx.x, LongRowPolicy::kThreads));
+    if (threadIdx.x == 0)
+        partial[blockIdx.x] = sum;
+}
+
+template <class T>
+__global__ void __launch_bounds__(LongRowPolicy::kFinishThreads) longFinishKernel(int count,
+    const int* __restrict__ rows, const int* __restrict__ firstChunk, const T* __restrict__ partial, T* __restrict__ y)
+{
+    const long long r = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (r >= count)
+        return;
+    T sum = 0;
+    for (int c = firstChunk[r]; c < firstChunk[r + 1]; ++c)
+        sum += partial[c];
+    y[rows[r]] = sum;
+}
+
+/// The rows of A longer than a limit, cut into chunks: found at prepare, uploaded with the variant's data, run
+/// beside its row kernel.
+template <class T> class LongRows {
+public:
+    /// Device bytes the long rows of `a` beyond `limit` non-zeros take.
+    static std::size_t bytes(const data::CsrMatrix& a, int limit)
+    {
+        std::size_t rows = 0;
+        std::size_t chunks = 0;
+        forEachLongRow(a, limit, [&](std::uint64_t, std::int64_t length) {
+            ++rows;
+            chunks += chunksOf(length);
+        });
+        return rows * 2 * sizeof(int) + sizeof(int) + chunks * (2 * sizeof(int) + sizeof(T));
+    }
+
+    LongRows() = default;
+    /// Finds the rows longer than `limit` and allocates their device lists; upload() sends them.
+    LongRows(const data::CsrMatrix& a, int limit)
+        : m_limit(limit)
+    {
+        m_firstChunk.push_back(0);
+        forEachLongRow(a, limit, [&](std::uint64_t row, std::int64_t length) {
+            m_rows.push_back(static_cast<int>(row));
+            for (std::int64_t k = 0; k < length; k += LongRowPolicy::kChunk) {
+                m_chunkRow.push_back(static_cast<int>(row));
+                m_chunkBegin.push_back(static_cast<int>(a.rowPtr[row] + k));
+            }
+            m_firstChunk.push_back(static_cast<int>(m_chunkRow.size()));
+        });
+        if (m_rows.empty())
+            return;
+        m_dRows = device::DeviceBuffer<int>(m_rows.size());
+        m_dFirstChunk = device::DeviceBuffer<int>(m_firstChunk.size());
+        m_dChunkRow = device::DeviceBuffer<int>(m_chunkRow.size());
+        m_dChunkBegin = device::DeviceBuffer<int>(m_chunkBegin.size());
+        m_partial = device::DeviceBuffer<T>(m_chunkRow.size());
+    }
+    /// Starts the upload on `stream`; the host lists stay alive with this object.
+    void upload(cudaStream_t stream)
+    {
+        if (m_rows.empty())
+            return;
+        m_dRows.uploadAsync(m_rows, stream);
+        m_dFirstChunk.uploadAsync(m_firstChunk, stream);
+        m_dChunkRow.uploadAsync(m_chunkRow, stream);
+        m_dChunkBegin.uploadAsync(m_chunkBegin, stream);
+    }
+    /// Writes y of the long rows.
+    void run(const int* rowPtr, const int* col, const T* val, const T* x, T* y, cudaStream_t stream)
+    {
+        if (m_rows.empty())
+            return;
+        longChunkKernel<T><<<static_cast<unsigned>(m_chunkRow.size()), LongRowPolicy::kThreads, 0, stream>>>(
+            m_dChunkRow.data(), m_dChunkBegin.data(), rowPtr, col, val, x, m_partial.data());
+        KS_CUDA_CHECK_LAUNCH("longChunkKernel");
+        longFinishKernel<T>
+            <<<device::blocksFor(m_rows.size(), LongRowPolicy::kFinishThreads), LongRowPolicy::kFinishThreads, 0,
+                stream>>>(static_cast<int>(m_rows.size()), m_dRows.data(), m_dFirstChunk.data(), m_partial.data(), y);
+        KS_CUDA_CHECK_LAUNCH("longFinishKernel");
+    }
+    int limit() const { return m_limit; }
+    std::size_t rows() const { return m_rows.size(); }
+    /// "3 rows longer than 256 non-zeros in 229 blocks of up to 2048", or empty when there are none.
+    std::string note() const
+    {
+        if (m_rows.empty())
+            return {};
+        return std::to_string(m_rows.size()) + (m_rows.size() == 1 ? " row" : " rows") + " longer than "
+            + std::to_string(m_limit) + " non-zeros in " + std::to_string(m_chunkRow.size()) + " blocks of up to "
+            + std::to_string(LongRowPolicy::kChunk);
+    }
+
+private:
+    static std::size_t chunksOf(std::int64_t length)
+    {
+        return static_cast<std::size_t>((length + LongRowPolicy::kChunk - 1) / LongRowPolicy::kChunk);
+    }
+    template <class Visit> static void forEachLongRow(const data::CsrMatrix& a, int limit, Visit visit)
+    {
+        for (std::uint64_t row = 0; row < a.rows; ++row) {
+            const std::int64_t length = a.rowPtr[row + 1] - a.rowPtr[row];
+            if (length > limit)
+                visit(row, length);
+        }
+    }
+
+    int m_limit = 0;
+    std::vector<int> m_rows;
+    std::vector<int> m_firstChunk;
+    std::vector<int> m_chunkRow;
+    std::vector<int> m_chunkBegin;
+    device::DeviceBuffer<int> m_dRows;
+    device::DeviceBuffer<int> m_dFirstChunk;
+    device::DeviceBuffer<int> m_dChunkRow;
+    device::DeviceBuffer<int> m_dChunkBegin;
+    device::DeviceBuffer<T> m_partial;
+};
+
+/// Joins a variant's own note and its long rows' note.
+inline std::string joinNotes(const std::string& first, const std::string& second)
+{
+    return first.empty() ? second : second.empty() ? first : first + "; " + second;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // scalar (the seed's): a thread per row.
 
 struct ScalarPolicy {
@@ -86,28 +249,60 @@ struct ScalarPolicy {
 };
 
 template <class T>
-__global__ void __launch_bounds__(ScalarPolicy::kThreads) scalarKernel(int rows, const int* __restrict__ rowPtr,
-    const int* __restrict__ col, const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y)
+__global__ void __launch_bounds__(ScalarPolicy::kThreads)
+    scalarKernel(int rows, int maxLength, const int* __restrict__ rowPtr, const int* __restrict__ col,
+        const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y)
 {
     const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-    for (long long row = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; row < rows; row += stride)
-        y[row] = partialRow<false>(col, val, x, rowPtr[row], rowPtr[row + 1], 0, 1);
+    for (long long row = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; row < rows; row += stride) {
+        const int begin = rowPtr[row];
+        const int end = rowPtr[row + 1];
+        if (end - begin <= maxLength) // longer rows: LongRows
+            y[row] = partialRow<false>(col, val, x, begin, end, 0, 1);
+    }
 }
 
-template <class T> class ScalarRun final : public SpmvDeviceRun<T> {
+/// Base of the variants that give each row a fixed number of lanes: A, x and y, and the rows too long for those
+/// lanes, which run() hands to LongRows after the variant's own kernel.
+template <class T> class FixedLanesRun : public SpmvDeviceRun<T> {
 public:
-    explicit ScalarRun(const data::SparseSystem& system)
-        : SpmvDeviceRun<T>(system, 0)
+    FixedLanesRun(const data::SparseSystem& system, int maxLength, std::size_t extraBytes = 0)
+        : SpmvDeviceRun<T>(system, extraBytes + LongRows<T>::bytes(system.matrix, maxLength))
+        , m_long(system.matrix, maxLength)
     {
+        this->timedUpload([&] { m_long.upload(this->stream()); });
     }
-    void run() override
+    void run() final
     {
         if (this->m_rows == 0)
             return;
+        runRows();
+        m_long.run(this->m_rowPtr.data(), this->m_colIdx.data(), this->m_values.data(), this->m_x.data(),
+            this->m_y.data(), this->stream());
+    }
+    std::string note() const override { return m_long.note(); }
+
+protected:
+    /// Launches the variant's kernel for the rows of at most maxLength() non-zeros.
+    virtual void runRows() = 0;
+    int maxLength() const { return m_long.limit(); }
+    LongRows<T> m_long;
+};
+
+template <class T> class ScalarRun final : public FixedLanesRun<T> {
+public:
+    explicit ScalarRun(const data::SparseSystem& system)
+        : FixedLanesRun<T>(system, longRowLimit(1))
+    {
+    }
+
+private:
+    void runRows() override
+    {
         scalarKernel<T>
             <<<device::blocksFor(this->m_rows, ScalarPolicy::kThreads), ScalarPolicy::kThreads, 0, this->stream()>>>(
-                this->m_rows, this->m_rowPtr.data(), this->m_colIdx.data(), this->m_values.data(), this->m_x.data(),
-                this->m_y.data());
+                this->m_rows, this->maxLength(), this->m_rowPtr.data(), this->m_colIdx.data(), this->m_values.data(),
+                this->m_x.data(), this->m_y.data());
         KS_CUDA_CHECK_LAUNCH("scalarKernel");
     }
 };
@@ -123,8 +318,9 @@ struct SubwarpPolicy {
 };
 
 template <class T, int Width>
-__global__ void __launch_bounds__(SubwarpPolicy::kThreads) subwarpKernel(int rows, const int* __restrict__ rowPtr,
-    const int* __restrict__ col, const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y)
+__global__ void __launch_bounds__(SubwarpPolicy::kThreads)
+    subwarpKernel(int rows, int maxLength, const int* __restrict__ rowPtr, const int* __restrict__ col,
+        const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y)
 {
     constexpr int kRowsPerWarp = 32 / Width;
     const int lane = threadIdx.x % Width;
@@ -134,10 +330,16 @@ __global__ void __launch_bounds__(SubwarpPolicy::kThreads) subwarpKernel(int row
     for (long long base = warp * kRowsPerWarp; base < rows; base += warps * kRowsPerWarp) {
         const long long row = base + group;
         T sum = 0;
-        if (row < rows)
-            sum = partialRow<true>(col, val, x, rowPtr[row], rowPtr[row + 1], lane, Width);
+        bool mine = false; // a row of this kernel's, not one for LongRows
+        if (row < rows) {
+            const int begin = rowPtr[row];
+            const int end = rowPtr[row + 1];
+            mine = end - begin <= maxLength;
+            if (mine)
+                sum = partialRow<true>(col, val, x, begin, end, lane, Width);
+        }
         sum = groupSum<Width>(sum);
-        if (lane == 0 && row < rows)
+        if (lane == 0 && mine)
             y[row] = sum;
     }
 }
@@ -150,17 +352,22 @@ int subwarpWidth(double meanLength)
     return static_cast<int>(std::clamp(std::bit_ceil(share), 2u, 32u));
 }
 
-template <class T> class SubwarpRun final : public SpmvDeviceRun<T> {
+template <class T> class SubwarpRun final : public FixedLanesRun<T> {
 public:
     SubwarpRun(const data::SparseSystem& system, int width)
-        : SpmvDeviceRun<T>(system, 0)
+        : FixedLanesRun<T>(system, longRowLimit(width))
         , m_width(width)
     {
     }
-    void run() override
+    std::string note() const override
     {
-        if (this->m_rows == 0)
-            return;
+        return joinNotes(
+            m_width == 32 ? std::string() : std::to_string(m_width) + " lanes per row", this->m_long.note());
+    }
+
+private:
+    void runRows() override
+    {
         switch (m_width) {
         case 2:
             launch<2>();
@@ -179,19 +386,13 @@ public:
             break;
         }
     }
-    std::string note() const override
-    {
-        return m_width == 32 ? std::string() : std::to_string(m_width) + " lanes per row";
-    }
-
-private:
     template <int Width> void launch()
     {
         const std::uint64_t threads = static_cast<std::uint64_t>(this->m_rows) * Width;
         subwarpKernel<T, Width>
             <<<device::blocksFor(threads, SubwarpPolicy::kThreads), SubwarpPolicy::kThreads, 0, this->stream()>>>(
-                this->m_rows, this->m_rowPtr.data(), this->m_colIdx.data(), this->m_values.data(), this->m_x.data(),
-                this->m_y.data());
+                this->m_rows, this->maxLength(), this->m_rowPtr.data(), this->m_colIdx.data(), this->m_values.data(),
+                this->m_x.data(), this->m_y.data());
         KS_CUDA_CHECK_LAUNCH("subwarpKernel");
     }
     int m_width;
@@ -207,8 +408,9 @@ struct AdaptivePolicy : AdaptiveThresholds {
 };
 
 template <class T>
-__global__ void __launch_bounds__(AdaptivePolicy::kThreads) adaptiveKernel(int rows, const int* __restrict__ rowPtr,
-    const int* __restrict__ col, const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y)
+__global__ void __launch_bounds__(AdaptivePolicy::kThreads)
+    adaptiveKernel(int rows, int maxLength, const int* __restrict__ rowPtr, const int* __restrict__ col,
+        const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y)
 {
     const int lane = threadIdx.x % 32;
     const long long warps = static_cast<long long>(gridDim.x) * blockDim.x / 32;
@@ -216,6 +418,8 @@ __global__ void __launch_bounds__(AdaptivePolicy::kThreads) adaptiveKernel(int r
          row += warps) {
         const int begin = rowPtr[row];
         const int end = rowPtr[row + 1];
+        if (end - begin > maxLength)
+            continue; // LongRows (warp-uniform)
         if (end - begin <= AdaptivePolicy::kScalarMax) {
             if (lane == 0)
                 y[row] = partialRow<false>(col, val, x, begin, end, 0, 1);
@@ -227,32 +431,32 @@ __global__ void __launch_bounds__(AdaptivePolicy::kThreads) adaptiveKernel(int r
     }
 }
 
-template <class T> class AdaptiveRun final : public SpmvDeviceRun<T> {
+template <class T> class AdaptiveRun final : public FixedLanesRun<T> {
 public:
     explicit AdaptiveRun(const data::SparseSystem& system)
-        : SpmvDeviceRun<T>(system, 0)
+        : FixedLanesRun<T>(system, longRowLimit(32))
     {
     }
-    void run() override
+
+private:
+    void runRows() override
     {
-        if (this->m_rows == 0)
-            return;
         const std::uint64_t threads = static_cast<std::uint64_t>(this->m_rows) * 32;
         adaptiveKernel<T>
             <<<device::blocksFor(threads, AdaptivePolicy::kThreads), AdaptivePolicy::kThreads, 0, this->stream()>>>(
-                this->m_rows, this->m_rowPtr.data(), this->m_colIdx.data(), this->m_values.data(), this->m_x.data(),
-                this->m_y.data());
+                this->m_rows, this->maxLength(), this->m_rowPtr.data(), this->m_colIdx.data(), this->m_values.data(),
+                this->m_x.data(), this->m_y.data());
         KS_CUDA_CHECK_LAUNCH("adaptiveKernel");
     }
 };
 
 // ---------------------------------------------------------------------------------------------------------------
 // row_binning (the seed's strategy 2): rows sorted into bins by length once, at prepare — short rows (up to kShortMax
-// non-zeros, empty ones included) a thread each, medium (up to kMediumMax) a warp each, long ones a block each; the
-// thresholds are in spmv_policy.h.
+// non-zeros, empty ones included) a thread each, medium (up to kMediumMax) a warp each, long ones a block per chunk
+// of up to LongRowThresholds::kChunk (LongRows); the thresholds are in spmv_policy.h.
 
 struct BinningPolicy : RowBinningThresholds {
-    static constexpr int kThreads = 256; ///< all three kernels; the long-row kernel's block per row
+    static constexpr int kThreads = 256; ///< both bin kernels
 };
 
 template <class T>
@@ -282,42 +486,22 @@ __global__ void __launch_bounds__(BinningPolicy::kThreads)
         y[row] = sum;
 }
 
-template <class T>
-__global__ void __launch_bounds__(BinningPolicy::kThreads)
-    binBlockKernel(const int* __restrict__ list, const int* __restrict__ rowPtr, const int* __restrict__ col,
-        const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y)
-{
-    __shared__ T warpSums[BinningPolicy::kThreads / 32];
-    const int row = list[blockIdx.x];
-    T sum = groupSum<32>(
-        partialRow<true>(col, val, x, rowPtr[row], rowPtr[row + 1], threadIdx.x, BinningPolicy::kThreads));
-    if (threadIdx.x % 32 == 0)
-        warpSums[threadIdx.x / 32] = sum;
-    __syncthreads();
-    if (threadIdx.x < 32) {
-        sum = threadIdx.x < BinningPolicy::kThreads / 32 ? warpSums[threadIdx.x] : T(0);
-        sum = groupSum<32>(sum);
-        if (threadIdx.x == 0)
-            y[row] = sum;
-    }
-}
-
-template <class T> class RowBinningRun final : public SpmvDeviceRun<T> {
+template <class T> class RowBinningRun final : public FixedLanesRun<T> {
 public:
     explicit RowBinningRun(const data::SparseSystem& system)
-        : SpmvDeviceRun<T>(system, system.matrix.rows * sizeof(int))
+        : FixedLanesRun<T>(system, BinningPolicy::kMediumMax, system.matrix.rows * sizeof(int))
     {
         const auto start = std::chrono::steady_clock::now();
-        std::vector<int> bins[3];
+        std::vector<int> bins[2];
         const auto& a = system.matrix;
         for (std::uint64_t row = 0; row < a.rows; ++row) {
             const auto length = a.rowPtr[row + 1] - a.rowPtr[row];
-            const int bin = length <= BinningPolicy::kShortMax ? 0 : length <= BinningPolicy::kMediumMax ? 1 : 2;
-            bins[bin].push_back(static_cast<int>(row));
+            if (length <= BinningPolicy::kMediumMax)
+                bins[length <= BinningPolicy::kShortMax ? 0 : 1].push_back(static_cast<int>(row));
         }
         std::vector<int> all;
-        all.reserve(a.rows);
-        for (int b = 0; b < 3; ++b) {
+        all.reserve(bins[0].size() + bins[1].size());
+        for (int b = 0; b < 2; ++b) {
             m_count[b] = static_cast<int>(bins[b].size());
             m_offset[b] = static_cast<int>(all.size());
             all.insert(all.end(), bins[b].begin(), bins[b].end());
@@ -326,7 +510,16 @@ public:
         m_lists = device::DeviceBuffer<int>(all.size());
         this->timedUpload([&] { m_lists.uploadAsync(all, this->stream()); });
     }
-    void run() override
+    std::string note() const override
+    {
+        char text[160];
+        std::snprintf(text, sizeof text, "bins of %d short and %d medium rows; binning %.1f ms at prepare", m_count[0],
+            m_count[1], m_binningMs);
+        return joinNotes(text, this->m_long.note());
+    }
+
+private:
+    void runRows() override
     {
         const int* lists = m_lists.data();
         if (m_count[0] > 0) {
@@ -341,25 +534,11 @@ public:
                 this->m_colIdx.data(), this->m_values.data(), this->m_x.data(), this->m_y.data());
             KS_CUDA_CHECK_LAUNCH("binWarpKernel");
         }
-        if (m_count[2] > 0) {
-            binBlockKernel<T><<<static_cast<unsigned>(m_count[2]), BinningPolicy::kThreads, 0, this->stream()>>>(
-                lists + m_offset[2], this->m_rowPtr.data(), this->m_colIdx.data(), this->m_values.data(),
-                this->m_x.data(), this->m_y.data());
-            KS_CUDA_CHECK_LAUNCH("binBlockKernel");
-        }
-    }
-    std::string note() const override
-    {
-        char text[160];
-        std::snprintf(text, sizeof text, "bins of %d short, %d medium, %d long rows; binning %.1f ms at prepare",
-            m_count[0], m_count[1], m_count[2], m_binningMs);
-        return text;
     }
 
-private:
     device::DeviceBuffer<int> m_lists;
-    int m_count[3] = {};
-    int m_offset[3] = {};
+    int m_count[2] = {};
+    int m_offset[2] = {};
     double m_binningMs = 0.0;
 };
 
@@ -660,6 +839,33 @@ private:
     device::DeviceBuffer<T> m_outValue;
 };
 
+// ---------------------------------------------------------------------------------------------------------------
+// auto: the kernel chooseKernel (auto_choice.cpp) picks from the matrix's row statistics, run as that variant would
+// run, the choice and its reason in the note.
+
+class AutoRun final : public PreparedRun {
+public:
+    AutoRun(std::unique_ptr<PreparedRun> chosen, std::string choice)
+        : m_chosen(std::move(chosen))
+        , m_choice(std::move(choice))
+    {
+    }
+    void run() override { m_chosen->run(); }
+    Result fetch() override { return m_chosen->fetch(); }
+    RepTimer& timer() override { return m_chosen->timer(); }
+    void flushCaches() override { m_chosen->flushCaches(); }
+    void reset() override { m_chosen->reset(); }
+    double transferMs() const override { return m_chosen->transferMs(); }
+    std::optional<double> metric() override { return m_chosen->metric(); }
+    std::optional<std::uint64_t> stateDigest() override { return m_chosen->stateDigest(); }
+    Facts facts() override { return m_chosen->facts(); }
+    std::string note() const override { return joinNotes(m_choice, m_chosen->note()); }
+
+private:
+    std::unique_ptr<PreparedRun> m_chosen;
+    std::string m_choice;
+};
+
 } // namespace
 } // namespace ks::spmv::gpu
 
@@ -708,6 +914,21 @@ std::unique_ptr<PreparedRun> prepareSubwarp(const data::Dataset& d, const ParamS
 std::unique_ptr<PreparedRun> prepareMergePath(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
     return makeRun<gpu::MergePathRun>(d, p);
+}
+
+std::unique_ptr<PreparedRun> prepareAuto(const data::Dataset& d, const ParamSet& p, const RunContext& c)
+{
+    const AutoChoice choice = chooseKernel(rowStats(d.as<data::SparseSystem>().matrix));
+    std::unique_ptr<PreparedRun> chosen;
+    if (choice.variant == "merge_path")
+        chosen = prepareMergePath(d, p, c);
+    else if (choice.variant == "ell")
+        chosen = prepareEll(d, p, c);
+    else if (choice.variant == "row_binning")
+        chosen = prepareRowBinning(d, p, c);
+    else
+        chosen = prepareSubwarp(d, p, c);
+    return std::make_unique<gpu::AutoRun>(std::move(chosen), "chose " + choice.variant + ": " + choice.reason);
 }
 
 } // namespace ks::spmv

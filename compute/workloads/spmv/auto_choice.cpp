@@ -1,0 +1,80 @@
+// The spmv `auto` variant's decision (auto_choice.h).
+#include "compute/workloads/spmv/auto_choice.h"
+
+#include "compute/workloads/spmv/spmv_policy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace ks::spmv {
+
+double RowStats::ellPadding() const
+{
+    return nnz == 0 ? 1.0 : static_cast<double>(longest) * static_cast<double>(rows) / static_cast<double>(nnz);
+}
+
+RowStats rowStats(const data::CsrMatrix& a)
+{
+    RowStats s;
+    s.rows = a.rows;
+    s.cols = a.cols;
+    s.nnz = a.nnz();
+    if (a.rows == 0)
+        return s;
+    s.mean = static_cast<double>(s.nnz) / static_cast<double>(a.rows);
+    double squares = 0.0;
+    double spans = 0.0;
+    for (std::uint64_t row = 0; row < a.rows; ++row) {
+        const auto begin = a.rowPtr[row];
+        const auto end = a.rowPtr[row + 1];
+        const auto length = static_cast<std::uint64_t>(end - begin);
+        const double deviation = static_cast<double>(length) - s.mean;
+        squares += deviation * deviation;
+        s.longest = std::max(s.longest, length);
+        if (length == 0) {
+            ++s.emptyRows;
+            continue;
+        }
+        // Columns are sorted within a row (the readers and generators sort them).
+        const auto first = a.colIdx[static_cast<std::size_t>(begin)];
+        const auto last = a.colIdx[static_cast<std::size_t>(end - 1)];
+        spans += static_cast<double>(last - first + 1);
+    }
+    s.stddev = std::sqrt(squares / static_cast<double>(a.rows));
+    const std::uint64_t filled = a.rows - s.emptyRows;
+    if (filled > 0 && a.cols > 0)
+        s.meanSpan = spans / static_cast<double>(filled) / static_cast<double>(a.cols);
+    return s;
+}
+
+AutoChoice chooseKernel(const RowStats& s)
+{
+    using A = AutoThresholds;
+    char reason[200];
+    const double longest = static_cast<double>(s.longest);
+    if (longest > A::kSkewedLongest && longest > A::kSkewedRatio * s.mean) {
+        std::snprintf(reason, sizeof reason,
+            "skewed rows: the longest has %.0f non-zeros, %.0f× the mean of %.3g; merge-path shares them evenly",
+            longest, longest / std::max(s.mean, 1e-300), s.mean);
+        return {"merge_path", reason};
+    }
+    const double padding = s.ellPadding();
+    if (s.nnz > 0 && padding <= EllThresholds::kMaxPadding && static_cast<double>(s.rows) >= A::kEllMinRows
+        && s.mean <= A::kEllMaxMean) {
+        std::snprintf(reason, sizeof reason,
+            "regular rows: %.2f ELL slots per non-zero, %.3g per row on average, %.3g million rows", padding, s.mean,
+            static_cast<double>(s.rows) / 1e6);
+        return {"ell", reason};
+    }
+    if (s.mean >= A::kLongMean) {
+        std::snprintf(reason, sizeof reason, "long rows: %.3g non-zeros per row on average, a block per %d of them",
+            s.mean, LongRowThresholds::kChunk);
+        return {"row_binning", reason};
+    }
+    std::snprintf(reason, sizeof reason, "%.3g non-zeros per row on average (longest %.0f): lanes per row follow it",
+        s.mean, longest);
+    return {"subwarp", reason};
+}
+
+} // namespace ks::spmv

@@ -1,0 +1,100 @@
+// The spmv `auto` variant's decision: row statistics of small matrices checked by hand, and the choice for each
+// matrix class the thresholds (spmv_policy.h) separate, on generated matrices as the variant sees them.
+#include "compute/core/registry.h"
+#include "compute/workloads/spmv/auto_choice.h"
+#include "compute/workloads/spmv/spmv_policy.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+#include <map>
+
+namespace ks {
+namespace {
+
+/// Rows {0, 1}, {}, {2}, {0, 1, 2, 3}: lengths 2, 0, 1, 4 in a 4 × 4 matrix.
+data::CsrMatrix handMatrix()
+{
+    data::CsrMatrix a;
+    a.rows = 4;
+    a.cols = 4;
+    a.rowPtr = {0, 2, 2, 3, 7};
+    a.colIdx = {0, 1, 2, 0, 1, 2, 3};
+    a.values.assign(7, 1.0);
+    return a;
+}
+
+TEST(SpmvAuto, RowStatisticsOfASmallMatrix)
+{
+    const spmv::RowStats s = spmv::rowStats(handMatrix());
+    EXPECT_EQ(s.rows, 4u);
+    EXPECT_EQ(s.nnz, 7u);
+    EXPECT_DOUBLE_EQ(s.mean, 1.75);
+    // Deviations 0.25, −1.75, −0.75, 2.25: squares 0.0625 + 3.0625 + 0.5625 + 5.0625 = 8.75 over 4 rows.
+    EXPECT_DOUBLE_EQ(s.stddev, std::sqrt(8.75 / 4));
+    EXPECT_EQ(s.longest, 4u);
+    EXPECT_EQ(s.emptyRows, 1u);
+    // Spans 2, 1 and 4 columns of 4 over the three non-empty rows.
+    EXPECT_DOUBLE_EQ(s.meanSpan, (2.0 + 1.0 + 4.0) / 3.0 / 4.0);
+    EXPECT_DOUBLE_EQ(s.ellPadding(), 4.0 * 4.0 / 7.0);
+}
+
+TEST(SpmvAuto, AnEmptyMatrixHasZeroStatisticsAndStillAChoice)
+{
+    data::CsrMatrix a;
+    a.rows = 3;
+    a.cols = 5;
+    a.rowPtr = {0, 0, 0, 0};
+    const spmv::RowStats s = spmv::rowStats(a);
+    EXPECT_EQ(s.nnz, 0u);
+    EXPECT_EQ(s.emptyRows, 3u);
+    EXPECT_EQ(s.meanSpan, 0.0);
+    EXPECT_FALSE(spmv::chooseKernel(s).variant.empty());
+}
+
+spmv::RowStats stats(std::uint64_t rows, double mean, std::uint64_t longest)
+{
+    spmv::RowStats s;
+    s.rows = rows;
+    s.cols = rows;
+    s.mean = mean;
+    s.nnz = static_cast<std::uint64_t>(mean * static_cast<double>(rows));
+    s.longest = longest;
+    return s;
+}
+
+TEST(SpmvAuto, EachClassGetsItsKernelAndTheReasonNamesTheFigures)
+{
+    // A power-law matrix: the longest row thousands of times the mean.
+    const auto skewed = spmv::chooseKernel(stats(4'000'000, 8, 456'099));
+    EXPECT_EQ(skewed.variant, "merge_path");
+    EXPECT_NE(skewed.reason.find("456099"), std::string::npos) << skewed.reason;
+    // A 2-D Laplacian: five per row, padding under 1.1.
+    EXPECT_EQ(spmv::chooseKernel(stats(16'000'000, 4.9995, 5)).variant, "ell");
+    // A banded matrix of 61 per row.
+    EXPECT_EQ(spmv::chooseKernel(stats(2'000'000, 61, 61)).variant, "ell");
+    // Regular, but too few rows to keep a thread per row busy: the seed's 50,000 rows of about 50.
+    EXPECT_EQ(spmv::chooseKernel(stats(50'000, 50, 80)).variant, "subwarp");
+    // Short rows whose longest pads ELL past its limit: sub-warps of 2 lanes.
+    EXPECT_EQ(spmv::chooseKernel(stats(8'000'000, 3, 16)).variant, "subwarp");
+    // Long dense-ish rows, 20,000 of 2,000: a block per chunk of each row.
+    const auto dense = spmv::chooseKernel(stats(20'000, 2000, 2100));
+    EXPECT_EQ(dense.variant, "row_binning");
+    EXPECT_NE(dense.reason.find("long rows"), std::string::npos) << dense.reason;
+}
+
+TEST(SpmvAuto, GeneratedMatricesOfEachPatternGetTheChoiceTheirClassExpects)
+{
+    const Workload& spmv = *defaultRegistry().find("spmv");
+    const auto choiceFor = [&](const std::map<std::string, std::string>& values) {
+        const data::Dataset d = spmv.generate(ParamSet::parse(spmv.generatorParameters(), values));
+        return spmv::chooseKernel(spmv::rowStats(d.as<data::SparseSystem>().matrix)).variant;
+    };
+    EXPECT_EQ(
+        choiceFor({{"pattern", "powerlaw"}, {"rows", "200000"}, {"per_row", "8"}, {"exponent", "1.6"}}), "merge_path");
+    EXPECT_EQ(choiceFor({{"pattern", "laplacian2d"}, {"rows", "1000000"}}), "ell");
+    EXPECT_EQ(choiceFor({{"pattern", "uniform"}, {"rows", "1000000"}, {"per_row", "3"}}), "subwarp");
+    EXPECT_EQ(choiceFor({{"pattern", "uniform"}, {"rows", "2000"}, {"per_row", "1000"}}), "row_binning");
+}
+
+} // namespace
+} // namespace ks
