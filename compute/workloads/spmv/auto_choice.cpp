@@ -72,8 +72,15 @@ AutoChoice chooseKernel(const RowStats& s)
             s.mean, LongRowThresholds::kChunk);
         return {"row_binning", reason};
     }
-    std::snprintf(reason, sizeof reason, "%.3g non-zeros per row on average (longest %.0f): lanes per row follow it",
-        s.mean, longest);
+    // Sub-warps sized to the mean; the reason says why ell was passed over.
+    char why[96] = "no non-zeros";
+    if (s.nnz > 0 && padding > EllThresholds::kMaxPadding)
+        std::snprintf(why, sizeof why, "ELL would pad to %.1f slots per non-zero", padding);
+    else if (s.nnz > 0 && static_cast<double>(s.rows) < A::kEllMinRows)
+        std::snprintf(why, sizeof why, "ell wants %.0f rows or more", A::kEllMinRows);
+    else if (s.nnz > 0)
+        std::snprintf(why, sizeof why, "ell wants at most %.0f per row", A::kEllMaxMean);
+    std::snprintf(reason, sizeof reason, "%.3g non-zeros per row on average (longest %.0f); %s", s.mean, longest, why);
     return {"subwarp", reason};
 }
 
