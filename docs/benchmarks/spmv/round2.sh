@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# spmv benchmark, round 2 (issue 15): the matrix classes where cuSPARSE led in round 1 — power-law rows, short
-# uniform rows, uniform 16 per row — beside banded, a 2-D Laplacian and long dense-ish rows, each in float64 and
-# float32, every GPU variant (auto included) and both cuSPARSE algorithms, L2 flushed.
+# spmv benchmark, round 2 (issue 15): the matrix classes where cuSPARSE led in round 1 — power-law rows (exponents
+# 1.6, 2.2 and 2.4), short uniform rows (2 and 3 per row), uniform 16 per row — beside banded, 2-D and 3-D Laplacians
+# and long dense-ish rows, each in float64 and float32: every GPU variant (auto included) and both cuSPARSE
+# algorithms, L2 flushed.
 # Needs CLI (path to kernelscope-cli) and OUT (where CSVs go); MATRICES (names, space-separated) picks a subset.
 set -uo pipefail
 matrices=(
@@ -11,6 +12,10 @@ matrices=(
     "banded61_2m:pattern=banded,rows=2000000,bandwidth=30"
     "laplacian2d_16m:pattern=laplacian2d,rows=16000000"
     "denserows_20k:pattern=uniform,rows=20000,per_row=2000"
+    "powerlaw16_2m:pattern=powerlaw,rows=2000000,per_row=16,exponent=1.6"
+    "powerlaw24_4m:pattern=powerlaw,rows=4000000,per_row=8,exponent=2.4"
+    "short2_16m:pattern=uniform,rows=16000000,per_row=2"
+    "laplacian3d_160:pattern=laplacian3d,rows=4096000"
 )
 variants=scalar,vector,adaptive,row_binning,ell,subwarp,merge_path,auto,cusparse,cusparse_alg2
 for entry in "${matrices[@]}"; do
