@@ -66,9 +66,9 @@ public:
                 "shared histograms; float arithmetic and an approximate square root",
                 Backend::Cuda, KS_GPU_PREPARE(prepareTiledF32)),
             gpuVariant("tiled_f64_exact", "Tiled float64 (exact)",
-                "the tiled kernel in double: d² rounded as the reference rounds it, the bucket from a float estimate "
-                "except near a bucket edge, where the reference's square root and division decide; counts equal the "
-                "reference's",
+                "the tiled kernel with a float screen: a pair is placed from float coordinates where its float "
+                "distance is provably in the reference's bucket, the rest (near a bucket edge) queued and placed with "
+                "the reference's double arithmetic; counts equal the reference's",
                 Backend::Cuda, KS_GPU_PREPARE(prepareTiledF64Exact))
                 .exact("l1_pairs"),
         };
