@@ -72,63 +72,51 @@ double SpmvView::Profile::density() const
 SpmvView::Profile SpmvView::profileOf(const data::CsrMatrix& matrix, const std::atomic<bool>* cancel)
 {
     Profile p;
-    const std::uint64_t rows
-        = matrix.rowPtr.empty() ? 0 : std::min<std::uint64_t>(matrix.rows, matrix.rowPtr.size() - 1);
-    const std::int64_t* rowPtr = matrix.rowPtr.data();
-    p.rows = rows;
-    p.cols = matrix.cols;
-    p.nnz = rows == 0 ? 0 : static_cast<std::uint64_t>(rowPtr[rows] - rowPtr[0]);
-    p.mean = rows == 0 ? 0.0 : static_cast<double>(p.nnz) / static_cast<double>(rows);
-
-    // One pass, warp by warp: both histograms (exact up to kMaxExactLength, the rest in one overflow count; and
-    // powers of two by bit width), the extremes, the squared deviations from the mean (known from rowPtr[rows]
-    // beforehand, so no running-mean cancellation) and each warp's longest row.
+    // One pass, spmv::rowStats's (the statistics the auto variant chooses by), which also fills both histograms
+    // (exact up to kMaxExactLength, the rest in one overflow count; and powers of two by bit width), the shortest
+    // row and each warp's longest row.
     std::array<std::uint64_t, kMaxExactLength + 2> exact {};
     std::array<std::uint64_t, 65> powers {};
-    std::uint64_t shortest = std::numeric_limits<std::uint64_t>::max(), longest = 0;
+    std::uint64_t shortest = std::numeric_limits<std::uint64_t>::max();
     std::uint64_t laneSlots = 0; // ≤ rows × longest < 2^62: lengths are below 2^31 (32-bit column indices)
-    double squares = 0.0;
-    double spans = 0.0;
-    const bool haveColumns = matrix.colIdx.size() >= p.nnz;
-    for (std::uint64_t w = 0; w < rows; w += 32) {
-        if (cancel && (w & 0xffff) == 0 && cancel->load(std::memory_order_relaxed)) {
-            p.cancelled = true;
-            return p;
-        }
-        const std::uint64_t end = std::min(rows, w + 32);
-        std::uint64_t warpLongest = 0;
-        for (std::uint64_t r = w; r < end; ++r) {
-            const auto length = static_cast<std::uint64_t>(rowPtr[r + 1] - rowPtr[r]);
+    std::uint64_t warpRows = 0;
+    std::uint64_t warpLongest = 0;
+    bool complete = true;
+    const spmv::RowStats stats = spmv::rowStats(
+        matrix,
+        [&](std::uint64_t row, std::uint64_t length) {
+            if (cancel && (row & 0xffff) == 0 && cancel->load(std::memory_order_relaxed))
+                return false;
+            if (row % 32 == 0) { // a new warp of 32 consecutive rows
+                laneSlots += warpRows * warpLongest;
+                warpRows = 0;
+                warpLongest = 0;
+            }
+            ++warpRows;
             warpLongest = std::max(warpLongest, length);
             shortest = std::min(shortest, length);
-            const double d = static_cast<double>(length) - p.mean;
-            squares += d * d;
             ++exact[std::min<std::uint64_t>(length, kMaxExactLength + 1)];
             ++powers[static_cast<std::size_t>(std::bit_width(length))];
-            if (length > 0 && haveColumns)
-                spans += static_cast<double>(matrix.colIdx[static_cast<std::size_t>(rowPtr[r + 1] - 1)]
-                    - matrix.colIdx[static_cast<std::size_t>(rowPtr[r])] + 1);
-        }
-        longest = std::max(longest, warpLongest);
-        laneSlots += (end - w) * warpLongest;
+            return true;
+        },
+        complete);
+    if (!complete) {
+        p.cancelled = true;
+        return p;
     }
+    laneSlots += warpRows * warpLongest;
+    const std::uint64_t rows = stats.rows;
+    const std::uint64_t longest = stats.longest;
+    p.rows = rows;
+    p.cols = stats.cols;
+    p.nnz = stats.nnz;
+    p.mean = stats.mean;
     p.shortest = rows == 0 ? 0 : shortest;
     p.longest = longest;
-    p.stddev = rows == 0 ? 0.0 : std::sqrt(squares / static_cast<double>(rows));
-    p.emptyRows = exact[0];
+    p.stddev = stats.stddev;
+    p.emptyRows = stats.emptyRows;
+    p.meanSpan = stats.meanSpan;
     p.warpBalance = laneSlots == 0 ? 0.0 : static_cast<double>(p.nnz) / static_cast<double>(laneSlots);
-    if (rows > p.emptyRows && p.cols > 0)
-        p.meanSpan = spans / static_cast<double>(rows - p.emptyRows) / static_cast<double>(p.cols);
-
-    spmv::RowStats stats;
-    stats.rows = p.rows;
-    stats.cols = p.cols;
-    stats.nnz = p.nnz;
-    stats.mean = p.mean;
-    stats.stddev = p.stddev;
-    stats.longest = p.longest;
-    stats.emptyRows = p.emptyRows;
-    stats.meanSpan = p.meanSpan;
     const spmv::AutoChoice choice = spmv::chooseKernel(stats);
     p.autoVariant = choice.variant;
     p.autoReason = choice.reason;

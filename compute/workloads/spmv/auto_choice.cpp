@@ -16,36 +16,9 @@ double RowStats::ellPadding() const
 
 RowStats rowStats(const data::CsrMatrix& a)
 {
-    RowStats s;
-    s.rows = a.rows;
-    s.cols = a.cols;
-    s.nnz = a.nnz();
-    if (a.rows == 0)
-        return s;
-    s.mean = static_cast<double>(s.nnz) / static_cast<double>(a.rows);
-    double squares = 0.0;
-    double spans = 0.0;
-    for (std::uint64_t row = 0; row < a.rows; ++row) {
-        const auto begin = a.rowPtr[row];
-        const auto end = a.rowPtr[row + 1];
-        const auto length = static_cast<std::uint64_t>(end - begin);
-        const double deviation = static_cast<double>(length) - s.mean;
-        squares += deviation * deviation;
-        s.longest = std::max(s.longest, length);
-        if (length == 0) {
-            ++s.emptyRows;
-            continue;
-        }
-        // Columns are sorted within a row (the readers and generators sort them).
-        const auto first = a.colIdx[static_cast<std::size_t>(begin)];
-        const auto last = a.colIdx[static_cast<std::size_t>(end - 1)];
-        spans += static_cast<double>(last - first + 1);
-    }
-    s.stddev = std::sqrt(squares / static_cast<double>(a.rows));
-    const std::uint64_t filled = a.rows - s.emptyRows;
-    if (filled > 0 && a.cols > 0)
-        s.meanSpan = spans / static_cast<double>(filled) / static_cast<double>(a.cols);
-    return s;
+    bool complete = true;
+    return rowStats(
+        a, [](std::uint64_t, std::uint64_t) { return true; }, complete);
 }
 
 AutoChoice chooseKernel(const RowStats& s)

@@ -5,6 +5,8 @@
 
 #include "data/sparse_matrix.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -25,7 +27,52 @@ struct RowStats {
     double ellPadding() const;
 };
 
-/// One pass over the row pointers and each row's first and last column.
+/// One pass over the row pointers and each row's first and last column; visit(row, length) is called for every row
+/// in order, and the pass ends early, `complete` false, when it returns false. Rows beyond the row pointers (a
+/// matrix still being checked) are not counted.
+template <class Visit> RowStats rowStats(const data::CsrMatrix& a, Visit&& visit, bool& complete)
+{
+    RowStats s;
+    complete = true;
+    const std::uint64_t rows = a.rowPtr.empty() ? 0 : std::min<std::uint64_t>(a.rows, a.rowPtr.size() - 1);
+    s.rows = rows;
+    s.cols = a.cols;
+    if (rows == 0)
+        return s;
+    s.nnz = static_cast<std::uint64_t>(a.rowPtr[rows] - a.rowPtr[0]);
+    s.mean = static_cast<double>(s.nnz) / static_cast<double>(rows);
+    // The squared deviations from the mean, known beforehand: no running-mean cancellation.
+    double squares = 0.0;
+    double spans = 0.0;
+    const bool haveColumns = a.colIdx.size() >= static_cast<std::uint64_t>(a.rowPtr[rows]);
+    for (std::uint64_t row = 0; row < rows; ++row) {
+        const auto begin = a.rowPtr[row];
+        const auto end = a.rowPtr[row + 1];
+        const auto length = static_cast<std::uint64_t>(end - begin);
+        if (!visit(row, length)) {
+            complete = false;
+            return s;
+        }
+        const double deviation = static_cast<double>(length) - s.mean;
+        squares += deviation * deviation;
+        s.longest = std::max(s.longest, length);
+        if (length == 0) {
+            ++s.emptyRows;
+            continue;
+        }
+        // Columns ascend within a row (CsrMatrix's invariant).
+        if (haveColumns)
+            spans += static_cast<double>(
+                a.colIdx[static_cast<std::size_t>(end - 1)] - a.colIdx[static_cast<std::size_t>(begin)] + 1);
+    }
+    s.stddev = std::sqrt(squares / static_cast<double>(rows));
+    const std::uint64_t filled = rows - s.emptyRows;
+    if (filled > 0 && a.cols > 0)
+        s.meanSpan = spans / static_cast<double>(filled) / static_cast<double>(a.cols);
+    return s;
+}
+
+/// The whole pass, without a visitor.
 RowStats rowStats(const data::CsrMatrix& matrix);
 
 /// The variant `auto` runs and why, in a phrase that names the statistics it went by.
