@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 namespace ks::spmv::gpu {
 
@@ -136,36 +137,39 @@ __global__ void __launch_bounds__(LongRowPolicy::kFinishThreads) longFinishKerne
     y[rows[r]] = sum;
 }
 
-/// The rows of A longer than a limit, cut into chunks: found at prepare, uploaded with the variant's data, run
-/// beside its row kernel.
+/// The rows of A longer than a limit, cut into chunks: found at prepare (one pass, on the host), allocated and
+/// uploaded with the variant's data, run beside its row kernel.
 template <class T> class LongRows {
 public:
-    /// Device bytes the long rows of `a` beyond `limit` non-zeros take.
-    static std::size_t bytes(const data::CsrMatrix& a, int limit)
-    {
-        std::size_t rows = 0;
-        std::size_t chunks = 0;
-        forEachLongRow(a, limit, [&](std::uint64_t, std::int64_t length) {
-            ++rows;
-            chunks += chunksOf(length);
-        });
-        return rows * 2 * sizeof(int) + sizeof(int) + chunks * (2 * sizeof(int) + sizeof(T));
-    }
-
     LongRows() = default;
-    /// Finds the rows longer than `limit` and allocates their device lists; upload() sends them.
+    /// Finds the rows longer than `limit`; allocate() and upload() then make their device lists.
     LongRows(const data::CsrMatrix& a, int limit)
         : m_limit(limit)
     {
         m_firstChunk.push_back(0);
-        forEachLongRow(a, limit, [&](std::uint64_t row, std::int64_t length) {
+        for (std::uint64_t row = 0; row < a.rows; ++row) {
+            const std::int64_t length = a.rowPtr[row + 1] - a.rowPtr[row];
+            if (length <= limit)
+                continue;
             m_rows.push_back(static_cast<int>(row));
             for (std::int64_t k = 0; k < length; k += LongRowPolicy::kChunk) {
                 m_chunkRow.push_back(static_cast<int>(row));
                 m_chunkBegin.push_back(static_cast<int>(a.rowPtr[row] + k));
             }
             m_firstChunk.push_back(static_cast<int>(m_chunkRow.size()));
-        });
+        }
+    }
+    /// Device bytes allocate() takes.
+    std::size_t deviceBytes() const
+    {
+        if (m_rows.empty())
+            return 0;
+        return (m_rows.size() + m_firstChunk.size() + 2 * m_chunkRow.size()) * sizeof(int)
+            + m_chunkRow.size() * sizeof(T);
+    }
+    /// Allocates the device lists (after the variant has checked its device memory).
+    void allocate()
+    {
         if (m_rows.empty())
             return;
         m_dRows = device::DeviceBuffer<int>(m_rows.size());
@@ -210,19 +214,6 @@ public:
     }
 
 private:
-    static std::size_t chunksOf(std::int64_t length)
-    {
-        return static_cast<std::size_t>((length + LongRowPolicy::kChunk - 1) / LongRowPolicy::kChunk);
-    }
-    template <class Visit> static void forEachLongRow(const data::CsrMatrix& a, int limit, Visit visit)
-    {
-        for (std::uint64_t row = 0; row < a.rows; ++row) {
-            const std::int64_t length = a.rowPtr[row + 1] - a.rowPtr[row];
-            if (length > limit)
-                visit(row, length);
-        }
-    }
-
     int m_limit = 0;
     std::vector<int> m_rows;
     std::vector<int> m_firstChunk;
@@ -266,10 +257,12 @@ __global__ void __launch_bounds__(ScalarPolicy::kThreads)
 /// lanes, which run() hands to LongRows after the variant's own kernel.
 template <class T> class FixedLanesRun : public SpmvDeviceRun<T> {
 public:
-    FixedLanesRun(const data::SparseSystem& system, int maxLength, std::size_t extraBytes = 0)
-        : SpmvDeviceRun<T>(system, extraBytes + LongRows<T>::bytes(system.matrix, maxLength))
-        , m_long(system.matrix, maxLength)
+    /// `longRows`: the rows longer than the variant's lanes keep, found before the device memory is checked.
+    FixedLanesRun(const data::SparseSystem& system, LongRows<T> longRows, std::size_t extraBytes = 0)
+        : SpmvDeviceRun<T>(system, extraBytes + longRows.deviceBytes())
+        , m_long(std::move(longRows))
     {
+        m_long.allocate();
         this->timedUpload([&] { m_long.upload(this->stream()); });
     }
     void run() final
@@ -292,7 +285,7 @@ protected:
 template <class T> class ScalarRun final : public FixedLanesRun<T> {
 public:
     explicit ScalarRun(const data::SparseSystem& system)
-        : FixedLanesRun<T>(system, longRowLimit(1))
+        : FixedLanesRun<T>(system, LongRows<T>(system.matrix, longRowLimit(1)))
     {
     }
 
@@ -355,7 +348,7 @@ int subwarpWidth(double meanLength)
 template <class T> class SubwarpRun final : public FixedLanesRun<T> {
 public:
     SubwarpRun(const data::SparseSystem& system, int width)
-        : FixedLanesRun<T>(system, longRowLimit(width))
+        : FixedLanesRun<T>(system, LongRows<T>(system.matrix, longRowLimit(width)))
         , m_width(width)
     {
     }
@@ -434,7 +427,7 @@ __global__ void __launch_bounds__(AdaptivePolicy::kThreads)
 template <class T> class AdaptiveRun final : public FixedLanesRun<T> {
 public:
     explicit AdaptiveRun(const data::SparseSystem& system)
-        : FixedLanesRun<T>(system, longRowLimit(32))
+        : FixedLanesRun<T>(system, LongRows<T>(system.matrix, longRowLimit(32)))
     {
     }
 
@@ -489,7 +482,8 @@ __global__ void __launch_bounds__(BinningPolicy::kThreads)
 template <class T> class RowBinningRun final : public FixedLanesRun<T> {
 public:
     explicit RowBinningRun(const data::SparseSystem& system)
-        : FixedLanesRun<T>(system, BinningPolicy::kMediumMax, system.matrix.rows * sizeof(int))
+        : FixedLanesRun<T>(
+            system, LongRows<T>(system.matrix, BinningPolicy::kMediumMax), system.matrix.rows * sizeof(int))
     {
         const auto start = std::chrono::steady_clock::now();
         std::vector<int> bins[2];
