@@ -3,7 +3,6 @@
 // beyond the seed, a load-balanced register-tiled kernel with per-warp histograms, in float32 (approximate: a pair
 // within float rounding of a bucket edge may be counted in the neighbouring bucket) and in float64 (exact: every
 // pair in the reference's bucket).
-#include "compute/core/errors.h"
 #include "compute/core/make_run.h"
 #include "compute/core/triangle.h"
 #include "compute/device/cuda_check.cuh"
@@ -574,7 +573,8 @@ public:
     using T = typename Arith::Coord;
     static constexpr bool kScreened = std::is_same_v<Arith, ExactScreened>;
 
-    TiledRun(const data::PointCloud& cloud, Buckets buckets)
+    /// `margins`: ExactScreened's screenMargins, found valid for this cloud by prepare; unused by the others.
+    TiledRun(const data::PointCloud& cloud, Buckets buckets, std::pair<float, float> margins = {})
         : SdhDeviceRun(cloud, buckets, 3 * cloud.size() * (sizeof(T) + (kScreened ? sizeof(double) : 0)))
         , m_x(cloud.size())
         , m_y(cloud.size())
@@ -583,11 +583,8 @@ public:
         std::vector<T> x(cloud.x.begin(), cloud.x.end()), y(cloud.y.begin(), cloud.y.end()),
             z(cloud.z.begin(), cloud.z.end());
         if constexpr (kScreened) {
-            const auto margins = screenMargins(cloud, buckets);
-            if (!margins)
-                throw ComputeError("sdh: the float screen is not valid for this cloud"); // prepare chose wrongly
-            m_params.relMargin = margins->first;
-            m_params.absMargin = margins->second;
+            m_params.relMargin = margins.first;
+            m_params.absMargin = margins.second;
             m_xd = device::DeviceBuffer<double>(cloud.size());
             m_yd = device::DeviceBuffer<double>(cloud.size());
             m_zd = device::DeviceBuffer<double>(cloud.size());
@@ -754,8 +751,8 @@ std::unique_ptr<PreparedRun> prepareTiledF32(const data::Dataset& d, const Param
 std::unique_ptr<PreparedRun> prepareTiledF64Exact(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
     const Buckets buckets = bucketsOf(d, p);
-    if (gpu::screenMargins(d.as<data::PointCloud>(), buckets))
-        return makeRun<gpu::TiledRun<gpu::ExactScreened>>(d, buckets);
+    if (const auto margins = gpu::screenMargins(d.as<data::PointCloud>(), buckets))
+        return makeRun<gpu::TiledRun<gpu::ExactScreened>>(d, buckets, *margins);
     return makeRun<gpu::TiledRun<gpu::ExactDouble>>(d, buckets);
 }
 
