@@ -17,6 +17,7 @@
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -445,28 +446,49 @@ std::vector<Summary> readCsv(const std::string& path)
     std::map<std::string, std::size_t> columns;
     std::size_t headerSize = 0;
     std::vector<Summary> out;
-    data::DelimitedOptions options;
-    options.delimiter = data::Delimiter::Comma;
-    options.commentChar = '\0'; // csvField quotes a leading '#'; no line of ours is a comment
-    data::parseDelimitedText(text, path, options, [&](data::TextRow& row) {
-        if (headerSize == 0) {
-            for (std::size_t i = 0; i < row.fields.size(); ++i)
-                columns.emplace(row.fields[i], i);
-            headerSize = row.fields.size();
-            for (const char* required : {"workload", "variant", "outcome", "size", "median_ms"})
-                if (!columns.contains(required))
-                    throw data::DatasetError(path, data::linePlace(row.line),
-                        std::string("no '") + required + "' column: not a KernelScope results CSV");
-            return true;
-        }
+    const auto take = [&](const data::TextRow& row) {
         if (row.fields.size() != headerSize)
             throw data::DatasetError(path, data::linePlace(row.line),
                 std::to_string(row.fields.size()) + " fields where the header has " + std::to_string(headerSize));
         out.push_back(summaryFromCsv(CsvRecord(columns, row, path)));
-        return true;
-    });
+    };
+    // A writer killed outright in the middle of a row (SIGKILL, a crash in another thread) can leave that row cut
+    // short: Linux stops a write for a fatal signal at a page boundary, so the file then ends at a multiple of 4,096
+    // bytes and without a line end. Such a last row, short of fields or inside a quoted field, is left out; any other
+    // malformed row is an error.
+    const bool cutByAKill = !text.empty() && text.back() != '\n' && text.size() % 4096 == 0;
+    std::optional<data::TextRow> last; // taken once the next row (or a whole end) shows it is not cut
+    data::DelimitedOptions options;
+    options.delimiter = data::Delimiter::Comma;
+    options.commentChar = '\0'; // csvField quotes a leading '#'; no line of ours is a comment
+    try {
+        data::parseDelimitedText(text, path, options, [&](data::TextRow& row) {
+            if (headerSize == 0) {
+                for (std::size_t i = 0; i < row.fields.size(); ++i)
+                    columns.emplace(row.fields[i], i);
+                headerSize = row.fields.size();
+                for (const char* required : {"workload", "variant", "outcome", "size", "median_ms"})
+                    if (!columns.contains(required))
+                        throw data::DatasetError(path, data::linePlace(row.line),
+                            std::string("no '") + required + "' column: not a KernelScope results CSV");
+                return true;
+            }
+            if (last)
+                take(*last);
+            last = std::move(row);
+            return true;
+        });
+    } catch (const data::DatasetError& e) {
+        if (!cutByAKill || headerSize == 0 || e.problem() != "unterminated quoted field")
+            throw;
+        if (last) // the cut row never reached `last`: the one there is whole
+            take(*last);
+        return out;
+    }
     if (headerSize == 0)
         throw data::DatasetError(path, "", "empty file: not a KernelScope results CSV");
+    if (last && !(cutByAKill && last->fields.size() < headerSize))
+        take(*last);
     return out;
 }
 

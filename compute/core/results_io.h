@@ -22,11 +22,14 @@ std::vector<std::string> csvRow(const Summary& summary);
 void writeCsv(const std::string& path, const std::vector<Summary>& summaries);
 /// Reads what writeCsv (or a CsvAppender) wrote, finding each field by its column name: columns appended later are
 /// ignored, and an older file without the last columns reads with those fields empty. Samples are not in a CSV, so
-/// samplesMs stays empty. Throws data::DatasetError naming the file, the line and the problem.
+/// samplesMs stays empty. A last row cut short by a writer killed mid-write (see CsvAppender) is left out. Throws
+/// data::DatasetError naming the file, the line and the problem.
 std::vector<Summary> readCsv(const std::string& path);
 
 /// Appends rows to a CSV file as they arrive, writing the header once; each row goes to the file in one write, so a
-/// crash loses nothing already measured and never leaves half a row (the workspace autosave uses it; the CLI's --csv
+/// crash loses nothing already measured, and a failed write or a signal the process handles never leaves half a row.
+/// Only a process killed outright during that very write can: Linux stops a write for a fatal signal at a page
+/// boundary, and readCsv leaves such a cut last row out (the workspace autosave uses it; the CLI's --csv
 /// appends to an AtomicFile instead, so that an older file at its path is replaced only at the end). The file is
 /// never renamed: a crash leaves the rows under its own name, where the user looks for them.
 class CsvAppender {
