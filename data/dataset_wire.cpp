@@ -392,6 +392,13 @@ void writeDataset(int fd, const Dataset& dataset)
         w.texts(t.featureNames);
         w.text(t.storedType);
         w.texts(t.notes);
+        w.array(t.weights);
+        w.pod<std::uint64_t>(t.referenceSamples);
+        w.array(t.reference);
+        w.array(t.referenceWeights);
+        w.text(t.weightsSource);
+        w.text(t.referenceSource);
+        w.text(t.referenceWeightsSource);
         break;
     }
     case Kind::Images:
@@ -457,6 +464,13 @@ Dataset readDataset(int fd, std::uint64_t offset, std::uint64_t bytes, bool rele
         t.featureNames = r.texts();
         t.storedType = r.text();
         t.notes = r.texts();
+        t.weights = r.array<double>();
+        t.referenceSamples = static_cast<std::size_t>(r.pod<std::uint64_t>());
+        t.reference = r.array<double>();
+        t.referenceWeights = r.array<double>();
+        t.weightsSource = r.text();
+        t.referenceSource = r.text();
+        t.referenceWeightsSource = r.text();
         dataset = Dataset::make(std::move(meta), std::move(t));
         break;
     }

@@ -23,12 +23,35 @@ struct ExpressionTable {
     std::vector<std::string> featureNames; ///< p ("F1", ... when the file has none)
     std::string storedType = "float64"; ///< value type in the file it came from (float64 for text)
     std::vector<std::string> notes; ///< what the reader changed: zeros replaced, features dropped for NA
+    /// propr's weights W, laid out like `values` (N × p): empty when unweighted. From the `weights` reader option.
+    std::vector<double> weights;
+    /// The alpha transform's reference Yfull (referenceSamples × p, row-major), whose features' means scale Y's:
+    /// empty for Y itself. From the `reference` reader option.
+    std::size_t referenceSamples = 0;
+    std::vector<double> reference;
+    /// Wfull, the reference's weights (referenceSamples × p): empty when none. From `reference_weights`.
+    std::vector<double> referenceWeights;
+    /// The files the companions came from (empty for generated ones), for the dataset's properties.
+    std::string weightsSource;
+    std::string referenceSource;
+    std::string referenceWeightsSource;
+
+    /// The reference Yfull: `reference` when one was given, else Y.
+    const std::vector<double>& fullValues() const { return reference.empty() ? values : reference; }
+    std::size_t fullSamples() const { return reference.empty() ? samples : referenceSamples; }
+    /// Wfull: `referenceWeights` with a reference, else W (empty when unweighted, or a reference without weights).
+    const std::vector<double>& fullWeights() const { return reference.empty() ? weights : referenceWeights; }
 };
 
 // Reader parameters (ReadOptions::params; the default when absent):
 //   orientation = samples-as-rows | features-as-rows   how the file stores the matrix; features-as-rows transposes
 //   zeros       = error | replace                      replace: every zero becomes the smallest positive value
 //   na          = error | drop                         drop: every feature holding a missing value is dropped
+//   weights     = FILE                                 propr's weights W: a table of Y's shape (same orientation),
+//                                                      finite and positive; features and samples matched by name
+//   reference   = FILE                                 Yfull for the alpha transform: any number of samples, Y's
+//                                                      features (matched by name), read with Y's zeros and na
+//   reference_weights = FILE                           Wfull: the reference's weights, of its shape
 // Log-ratios need finite, strictly positive values: infinities and negatives are always errors, and
 // ReadOptions::allowNonFinite does not apply to this reader.
 
@@ -59,6 +82,9 @@ struct ExpressionGenerator {
     double dispersion = 0.5; ///< variance of the Gamma multiplier of each count (0: plain Poisson)
     double proportionalNoise = 1e-4; ///< standard deviation of the planted pairs' log-ratios
     std::uint64_t seed = 1;
+    bool weights = false; ///< log-normal weights W (and Wfull with a reference)
+    /// Samples of Yfull beyond Y's: 0 for none; otherwise the reference is Y's samples and these many more.
+    std::size_t referenceSamples = 0;
 };
 ExpressionTable generateExpression(const ExpressionGenerator& generator);
 /// The planted nearly proportional pairs of a generated table, as (i, j) feature indices with i > j: feature i is

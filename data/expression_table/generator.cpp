@@ -24,10 +24,13 @@ namespace {
 constexpr std::uint64_t kFeatureMeanStream = 1; // normal(): streams 2 and 3, index = feature
 constexpr std::uint64_t kPlantedScaleStream = 4; // uniform, index = pair
 constexpr std::uint64_t kPlantedNoiseStream = 3; // normal(): streams 6 and 7, index = pair · N + sample
+constexpr std::uint64_t kWeightStream = 5; // normal(): streams 10 and 11, index = cell
 constexpr std::uint64_t kCellStreamBase = 16; // the n-th draw of a cell is stream 16 + n, index = cell
 
 /// Log-normal spread of the feature means around meanCount (σ of the log).
 constexpr double kMeanLogSpread = 1.0;
+/// Generated weights are log-normal: exp(this × a standard normal), a spread like limma-voom's precision weights.
+constexpr double kWeightLogSpread = 0.5;
 /// Above this mean a Poisson count is drawn from its normal approximation; below, by inversion (e^-λ stays normal).
 constexpr double kPoissonNormalAbove = 500.0;
 /// Marsaglia–Tsang accepts over 95% of its proposals; this many rejections in a row does not happen in practice.
@@ -118,9 +121,14 @@ std::vector<std::pair<std::size_t, std::size_t>> plantedPairs(const ExpressionGe
 ExpressionTable generateExpression(const ExpressionGenerator& g)
 {
     checkGenerator(g);
-    const std::uint64_t cells = checkedProduct(g.samples, g.features, "generator", "samples × features");
-    requireHostMemory(checkedProduct(cells, sizeof(double), "generator", "samples × features"), "generator",
-        "samples=" + std::to_string(g.samples) + ", features=" + std::to_string(g.features),
+    // The reference's extra samples are drawn like Y's: Y is the first N samples of Yfull.
+    const std::size_t all = g.samples + g.referenceSamples;
+    const std::uint64_t cells = checkedProduct(all, g.features, "generator", "samples × features");
+    const std::uint64_t copies = (g.referenceSamples > 0 ? 2 : 1) * (g.weights ? 2 : 1);
+    requireHostMemory(checkedProduct(cells, copies * sizeof(double), "generator", "samples × features"), "generator",
+        "samples=" + std::to_string(g.samples) + ", features=" + std::to_string(g.features)
+            + (g.referenceSamples > 0 ? ", reference_samples=" + std::to_string(g.referenceSamples) : std::string())
+            + (g.weights ? ", weights" : ""),
         "generating the expression table");
     const CounterRng rng(g.seed);
     ExpressionTable t;
@@ -128,7 +136,8 @@ ExpressionTable generateExpression(const ExpressionGenerator& g)
     t.features = g.features;
     // A stop request (Ctrl-C, Cancel) is checked while the memory is first touched and before each block of cells.
     const CancelPoint cancel = ambientCancelPoint();
-    resizeCancellably(t.values, static_cast<std::size_t>(cells), cancel);
+    std::vector<double> full;
+    resizeCancellably(full, static_cast<std::size_t>(cells), cancel);
     t.sampleNames = generatedNames("S", g.samples);
     t.featureNames = generatedNames("F", g.features);
 
@@ -144,17 +153,40 @@ ExpressionTable generateExpression(const ExpressionGenerator& g)
         DrawSequence draws(rng, kCellStreamBase, cell);
         // Gamma(1/dispersion, dispersion): mean 1, variance = dispersion; times Poisson, a negative binomial.
         const double multiplier = g.dispersion > 0.0 ? gammaDraw(shape, draws) * g.dispersion : 1.0;
-        t.values[cell] = 1.0 + poissonDraw(featureMean[cell % p] * multiplier, draws);
+        full[cell] = 1.0 + poissonDraw(featureMean[cell % p] * multiplier, draws);
     });
 
     const auto pairs = plantedPairs(g);
     for (std::size_t pair = 0; pair < pairs.size(); ++pair) {
         const auto [i, j] = pairs[pair];
         const double scale = 0.5 + 1.5 * rng.uniform(kPlantedScaleStream, pair);
-        for (std::size_t k = 0; k < g.samples; ++k) {
-            const double z = rng.normal(kPlantedNoiseStream, pair * g.samples + k);
-            t.values[k * p + i] = scale * t.values[k * p + j] * std::exp(g.proportionalNoise * z);
+        for (std::size_t k = 0; k < all; ++k) {
+            const double z = rng.normal(kPlantedNoiseStream, pair * all + k);
+            full[k * p + i] = scale * full[k * p + j] * std::exp(g.proportionalNoise * z);
         }
+    }
+    std::vector<double> weights;
+    if (g.weights) {
+        resizeCancellably(weights, static_cast<std::size_t>(cells), cancel);
+        parallelForCancellable(total, cancel, [&](std::int64_t q) {
+            const auto cell = static_cast<std::uint64_t>(q);
+            weights[cell] = std::exp(kWeightLogSpread * rng.normal(kWeightStream, cell));
+        });
+    }
+    const auto firstSamples = [&](const std::vector<double>& values) {
+        return std::vector<double>(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(g.samples * p));
+    };
+    if (g.referenceSamples > 0) {
+        t.values = firstSamples(full);
+        t.reference = std::move(full);
+        t.referenceSamples = all;
+        if (g.weights) {
+            t.weights = firstSamples(weights);
+            t.referenceWeights = std::move(weights);
+        }
+    } else {
+        t.values = std::move(full);
+        t.weights = std::move(weights);
     }
     return t;
 }

@@ -1,13 +1,18 @@
 // The expression dataset with its metadata, and the choice of reader for a file (HDF5 by its signature, else text).
 
+#include "data/dataset_error.h"
 #include "data/expression_table.h"
 #include "data/expression_table/table.h"
 #include "data/hash.h"
 #include "data/hdf5_file.h"
 #include "data/input_file.h"
+#include "data/reader_messages.h"
 #include "data/text_file.h"
 
 #include <span>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
 
 namespace ks::data {
 
@@ -29,6 +34,17 @@ Dataset makeExpressionDataset(ExpressionTable table, std::string name, std::stri
     const std::uint64_t shape[2] = {table.samples, table.features};
     hasher.add(shape, sizeof shape);
     hasher.addSpan(std::span<const double>(table.values));
+    // The companions change what lrv computes: each is hashed after a tag, so none can pose as another.
+    const auto addCompanion = [&hasher](std::uint64_t tag, std::uint64_t rows, const std::vector<double>& values) {
+        if (values.empty())
+            return;
+        const std::uint64_t head[2] = {tag, rows};
+        hasher.add(head, sizeof head);
+        hasher.addSpan(std::span<const double>(values));
+    };
+    addCompanion(1, table.samples, table.weights);
+    addCompanion(2, table.referenceSamples, table.reference);
+    addCompanion(3, table.referenceSamples, table.referenceWeights);
     meta.contentHash = hasher.hex();
     meta.size = table.features;
     meta.properties = {
@@ -37,15 +53,129 @@ Dataset makeExpressionDataset(ExpressionTable table, std::string name, std::stri
         {"value range", formatRange(table.values)},
         {"stored as", table.storedType},
     };
+    const auto from = [](const std::string& file) { return file.empty() ? std::string("generated") : file; };
+    if (!table.weights.empty())
+        meta.properties.emplace_back("weights", from(table.weightsSource) + ", " + formatRange(table.weights));
+    if (!table.reference.empty())
+        meta.properties.emplace_back(
+            "reference", from(table.referenceSource) + ", " + std::to_string(table.referenceSamples) + " samples");
+    if (!table.referenceWeights.empty())
+        meta.properties.emplace_back("reference weights", from(table.referenceWeightsSource));
     meta.notes = table.notes;
     return Dataset::make(std::move(meta), std::move(table));
 }
 
-Dataset loadExpressionTable(const std::string& path, const ReadOptions& options)
+namespace {
+
+ExpressionTable readTable(const std::string& path, const ReadOptions& options)
 {
     requireReadableKind(path);
-    ExpressionTable table
-        = h5::looksLikeHdf5(path) ? readExpressionHdf5(path, options) : readExpressionText(path, options);
+    return h5::looksLikeHdf5(path) ? readExpressionHdf5(path, options) : readExpressionText(path, options);
+}
+
+/// Where each of `ours` is in `theirs`: in place when the lists agree (or `theirs` has the generated names of a file
+/// that names nothing, and as many), else found by name. A DatasetError naming `file` for a name it lacks.
+std::vector<std::size_t> matchNames(const std::vector<std::string>& ours, const std::vector<std::string>& theirs,
+    const char* prefix, const char* what, const std::string& file)
+{
+    std::vector<std::size_t> at(ours.size());
+    for (std::size_t i = 0; i < at.size(); ++i)
+        at[i] = i;
+    if (theirs == ours || (theirs.size() == ours.size() && theirs == generatedNames(prefix, theirs.size())))
+        return at;
+    std::unordered_map<std::string_view, std::size_t> index;
+    index.reserve(theirs.size());
+    for (std::size_t i = 0; i < theirs.size(); ++i)
+        index.emplace(theirs[i], i);
+    for (std::size_t i = 0; i < ours.size(); ++i) {
+        const auto it = index.find(ours[i]);
+        if (it == index.end())
+            throw DatasetError(file, "",
+                std::string("no ") + what + " " + quotedToken(ours[i]) + " (the table's " + what + " "
+                    + std::to_string(i + 1) + "; this file has " + plural(theirs.size(), what) + ")");
+        at[i] = it->second;
+    }
+    return at;
+}
+
+/// The companion's values in the table's feature order (and, when `sameSamples`, its sample order): rows × p.
+std::vector<double> aligned(
+    const ExpressionTable& companion, const ExpressionTable& table, bool sameSamples, const std::string& file)
+{
+    const auto features = matchNames(namesOf(table.featureNames, "F", table.features),
+        namesOf(companion.featureNames, "F", companion.features), "F", "feature", file);
+    std::vector<std::size_t> samples(companion.samples);
+    for (std::size_t k = 0; k < samples.size(); ++k)
+        samples[k] = k;
+    if (sameSamples)
+        samples = matchNames(namesOf(table.sampleNames, "S", table.samples),
+            namesOf(companion.sampleNames, "S", companion.samples), "S", "sample", file);
+    std::vector<double> out(samples.size() * table.features);
+    for (std::size_t k = 0; k < samples.size(); ++k)
+        for (std::size_t i = 0; i < table.features; ++i)
+            out[k * table.features + i] = companion.values[samples[k] * companion.features + features[i]];
+    return out;
+}
+
+std::string optionText(const ReadOptions& options, const std::string& key)
+{
+    const auto it = options.params.find(key);
+    return it == options.params.end() ? std::string() : it->second;
+}
+
+/// Reads the weights, reference and reference weights that the reader options name, each aligned to the table.
+void readCompanions(ExpressionTable& table, const ReadOptions& options)
+{
+    const std::string weights = optionText(options, "weights");
+    const std::string reference = optionText(options, "reference");
+    const std::string referenceWeights = optionText(options, "reference_weights");
+    if (!referenceWeights.empty() && reference.empty())
+        throw DatasetError(
+            referenceWeights, "parameter reference_weights", "weights for a reference, but no reference=FILE is given");
+    // A companion is read like the table (orientation; the reference also with its zeros and na), never by --h5-path.
+    ReadOptions companionOptions = options;
+    companionOptions.h5Path.clear();
+    companionOptions.params.erase("weights");
+    companionOptions.params.erase("reference");
+    companionOptions.params.erase("reference_weights");
+    if (!weights.empty()) {
+        ReadOptions o = companionOptions;
+        o.params[kWeightsTableParam] = "yes";
+        const ExpressionTable w = readTable(weights, o);
+        table.weights = aligned(w, table, true, weights);
+        table.weightsSource = weights;
+        table.notes.push_back("weights from " + baseName(weights));
+    }
+    if (!reference.empty()) {
+        const ExpressionTable full = readTable(reference, companionOptions);
+        table.reference = aligned(full, table, false, reference);
+        table.referenceSamples = full.samples;
+        table.referenceSource = reference;
+        table.notes.push_back("alpha reference from " + baseName(reference) + ", " + plural(full.samples, "sample"));
+        for (const std::string& note : full.notes)
+            table.notes.push_back(baseName(reference) + ": " + note);
+        if (!referenceWeights.empty()) {
+            ReadOptions o = companionOptions;
+            o.params[kWeightsTableParam] = "yes";
+            ExpressionTable wf = readTable(referenceWeights, o);
+            // Wfull has the reference's samples: matched against the reference's names.
+            ExpressionTable shape;
+            shape.samples = full.samples;
+            shape.features = table.features;
+            shape.sampleNames = full.sampleNames;
+            shape.featureNames = table.featureNames;
+            table.referenceWeights = aligned(wf, shape, true, referenceWeights);
+            table.referenceWeightsSource = referenceWeights;
+        }
+    }
+}
+
+} // namespace
+
+Dataset loadExpressionTable(const std::string& path, const ReadOptions& options)
+{
+    ExpressionTable table = readTable(path, options);
+    readCompanions(table, options);
     return makeExpressionDataset(std::move(table), baseName(path), path);
 }
 

@@ -51,6 +51,11 @@ ReaderSettings readerSettings(const ReadOptions& options, const std::string& fil
         = choiceParam(options, "orientation", {"samples-as-rows", "features-as-rows"}, file) == "features-as-rows";
     s.replaceZeros = choiceParam(options, "zeros", {"error", "replace"}, file) == "replace";
     s.dropMissing = choiceParam(options, "na", {"error", "drop"}, file) == "drop";
+    if (options.params.contains(kWeightsTableParam)) {
+        s.weights = true;
+        s.replaceZeros = false;
+        s.dropMissing = false;
+    }
     return s;
 }
 
@@ -127,6 +132,14 @@ ExpressionTable finishTable(RawMatrix raw, const std::string& file, const Reader
             if (dropped[featureOf(r, c)])
                 continue;
             const double v = raw.cells[r * raw.cols + c];
+            if (settings.weights) {
+                if (std::isnan(v))
+                    fail(r, c, "missing weight " + missingToken + "; every weight must be given");
+                if (!(v > 0) || std::isinf(v))
+                    fail(r, c, "weight " + formatNumber(v) + "; propr's weights must be finite and positive");
+                smallestPositive = std::min(smallestPositive, v);
+                continue;
+            }
             if (std::isnan(v))
                 fail(r, c, "missing value " + missingToken + "; drop the feature with --param na=drop");
             if (std::isinf(v))
@@ -216,6 +229,19 @@ void checkShape(const ExpressionTable& t, const std::string& file)
         throw DatasetError(file, "",
             "the table has " + std::to_string(t.featureNames.size()) + " feature names for "
                 + std::to_string(t.features) + " features");
+    if (!t.weights.empty() && t.weights.size() != t.values.size())
+        throw DatasetError(file, "",
+            "the weights hold " + std::to_string(t.weights.size()) + " values for a table of "
+                + std::to_string(t.values.size()));
+    if (t.reference.size() != t.referenceSamples * t.features || (!t.reference.empty() && t.referenceSamples < 2))
+        throw DatasetError(file, "",
+            "the reference holds " + std::to_string(t.reference.size()) + " values for "
+                + std::to_string(t.referenceSamples) + " samples × " + std::to_string(t.features)
+                + " features (at least 2 samples)");
+    if (!t.referenceWeights.empty() && t.referenceWeights.size() != t.reference.size())
+        throw DatasetError(file, "",
+            "the reference weights hold " + std::to_string(t.referenceWeights.size()) + " values for a reference of "
+                + std::to_string(t.reference.size()));
 }
 
 } // namespace ks::data::expression

@@ -22,7 +22,13 @@ struct ReaderSettings {
     bool featuresAsRows = false;
     bool replaceZeros = false;
     bool dropMissing = false;
+    /// The table is propr's weights: every value finite and positive, no zeros replaced, no feature dropped.
+    bool weights = false;
 };
+
+/// The ReadOptions::params key with which loadExpressionTable reads a table as propr's weights (ReaderSettings::
+/// weights). It holds a space, which no parameter axis's name does, so no --param can set it.
+inline constexpr const char* kWeightsTableParam = "weights table";
 
 /// The reader parameters (orientation, zeros, na) from ReadOptions::params; DatasetError for a value not allowed.
 ReaderSettings readerSettings(const ReadOptions& options, const std::string& file);

@@ -664,9 +664,11 @@ TEST(RunSettingsPanel, ReaderOptionsAreTheAxesMarkedSo)
     RunSettingsPanel panel;
     panel.setWorkload(ks::defaultRegistry().find("lrv"));
     const auto lrv = panel.readerOptions();
-    EXPECT_EQ(lrv.size(), 3u);
+    EXPECT_EQ(lrv.size(), 6u);
     EXPECT_EQ(lrv.at("orientation"), "samples-as-rows");
     EXPECT_TRUE(lrv.count("zeros") && lrv.count("na"));
+    for (const char* companion : {"weights", "reference", "reference_weights"})
+        EXPECT_EQ(lrv.at(companion), "") << companion << ": none until a file is named";
     EXPECT_FALSE(lrv.count("device_output_mb")) << "the variants read it, not the reader";
 
     panel.setWorkload(ks::defaultRegistry().find("sdh"));

@@ -55,6 +55,8 @@ LrvDeviceRun::LrvDeviceRun(
 {
     if (m_n < 2 || m_p < 2)
         throw SkipRun("lrv needs at least two samples and two features");
+    if (const Mode mode = modeOf(table, params); mode.weighted || mode.transformed())
+        skipMode(mode, "reference and cpu_openmp");
     const std::uint64_t inputBytes = m_n * m_p * sizeof(double);
     std::uint64_t capBytes = deviceOutputCapBytes(params);
     if (capBytes == 0) {

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace ks {
@@ -83,11 +84,38 @@ protected:
     std::vector<double> m_values;
 };
 
-/// Natural logarithms of the table, feature-major (p × N), in long double: what the reference works from.
+/// Which of propr's lrv a run computes: weighted when the table has weights, the alpha (Box–Cox) transform when
+/// alpha ≠ 0 (alpha = 0 is its limit, the log-ratio).
+struct Mode {
+    bool weighted = false;
+    double alpha = 0.0;
+    bool transformed() const { return alpha != 0.0; }
+    /// "lrv", "weighted lrv", "alpha 0.5 lrv", "weighted alpha 0.5 lrv".
+    std::string name() const;
+};
+/// The mode of a run on `table` with `params`. Throws ParameterError for weighted alpha with a reference but no
+/// reference weights (propr weights the reference's means by Wfull).
+Mode modeOf(const data::ExpressionTable& table, const ParamSet& params);
+/// SkipRun naming the mode, for a variant that computes only `supported` modes.
+[[noreturn]] void skipMode(const Mode& mode, const std::string& computedBy);
+
+/// What the reference computes pairs from, in long double and feature-major (feature i's samples contiguous).
+struct ReferenceInputs {
+    Mode mode;
+    std::size_t samples = 0; ///< N
+    std::size_t fullSamples = 0; ///< rows of Yfull (weighted alpha only)
+    /// p × N: log Y (alpha 0); Y^a / m_i with m_i the mean of Yfull^a's feature i (unweighted alpha); Y^a (weighted
+    /// alpha, whose means depend on the pair).
+    std::vector<long double> x;
+    std::vector<long double> w; ///< p × N: W (weighted)
+    std::vector<long double> xFull; ///< p × Nfull: Yfull^a (weighted alpha)
+    std::vector<long double> wFull; ///< p × Nfull: Wfull (weighted alpha)
+};
 /// Throws RunCancelled when `cancel` is stopped while it works.
-std::vector<long double> referenceLogs(const data::ExpressionTable& table, const CancelPoint& cancel = CancelPoint());
-/// The reference lrv of pair (i, j) from referenceLogs: two passes in long double (mean, then squared deviations).
-double referencePair(const std::vector<long double>& logs, std::size_t samples, std::size_t i, std::size_t j);
+ReferenceInputs referenceInputs(
+    const data::ExpressionTable& table, const Mode& mode, const CancelPoint& cancel = CancelPoint());
+/// The reference lrv of pair (i, j): two passes in long double (the weighted mean, then weighted squared deviations).
+double referencePair(const ReferenceInputs& inputs, std::size_t i, std::size_t j);
 
 /// The `device_output_mb` parameter: the device output buffer's cap in MiB (0: automatic). Outputs larger than
 /// the buffer are streamed to the host in row chunks while the next chunk computes.

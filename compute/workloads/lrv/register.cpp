@@ -39,12 +39,27 @@ namespace {
 /// The smallest lrv whose relative error double precision can bring under the tolerance. Each log carries a
 /// rounding error of about eps·L (L = the largest |log y| in the data), so a pair's deviations d_k = c_ik − c_jk
 /// are known to eps·L and a computed lrv ≈ mean d² to about 2·eps·L·√lrv: below (eps·L / tolerance)² no
-/// algorithm working in double — propr's own included — resolves it, and it is compared against that floor.
-double resolutionFloor(const data::ExpressionTable& t, double tolerance)
+/// algorithm working in double — propr's own included — resolves it, and it is compared against that floor. With
+/// the alpha transform the summed values are y^a / (m_i·a), m_i the mean of Yfull^a's feature i: L is their largest.
+double resolutionFloor(const data::ExpressionTable& t, const Mode& mode, double tolerance)
 {
     double largest = 0.0;
-    for (double v : t.values)
-        largest = std::max(largest, std::fabs(std::log(v)));
+    if (!mode.transformed()) {
+        for (double v : t.values)
+            largest = std::max(largest, std::fabs(std::log(v)));
+    } else {
+        const std::size_t p = t.features;
+        const std::size_t nf = t.fullSamples();
+        std::vector<double> mean(p, 0.0);
+        for (std::size_t k = 0; k < nf; ++k)
+            for (std::size_t i = 0; i < p; ++i)
+                mean[i] += std::pow(t.fullValues()[k * p + i], mode.alpha);
+        for (std::size_t k = 0; k < t.samples; ++k)
+            for (std::size_t i = 0; i < p; ++i)
+                largest = std::max(
+                    largest, std::fabs(std::pow(t.values[k * p + i], mode.alpha) * static_cast<double>(nf) / mean[i]));
+        largest /= std::fabs(mode.alpha);
+    }
     const double floor = std::numeric_limits<double>::epsilon() * std::max(largest, 1.0) / tolerance;
     return floor * floor;
 }
@@ -140,6 +155,21 @@ public:
             Axis::choice(
                 "na", "missing values: an error, or the features holding them dropped", "error", {"error", "drop"})
                 .asReaderOption(),
+            Axis::text("weights",
+                "propr's weights W: a table of Y's shape, finite and positive, matched by feature and sample names "
+                "(read when a file is loaded; none: unweighted)")
+                .asReaderOption(),
+            Axis::text("reference",
+                "Yfull for the alpha transform: a table of Y's features, its features' means of Yfull^a scale Y's "
+                "(read when a file is loaded; none: Y itself)")
+                .asReaderOption(),
+            Axis::text("reference_weights",
+                "Wfull, the reference's weights, for weighted alpha with a reference (read when a file is loaded)")
+                .asReaderOption(),
+            Axis::real("alpha",
+                "the Box–Cox power a: lrv of Y^a scaled by Yfull^a's feature means, over a² (0: the log-ratio, its "
+                "limit)",
+                0.0, -4.0, 4.0),
             Axis::integer("device_output_mb",
                 "cap on the GPU output buffer in MiB; a larger output streams to the host in row chunks while "
                 "the next chunk computes (0: as much as fits)",
@@ -157,6 +187,11 @@ public:
             Axis::real("dispersion", "negative-binomial dispersion of the counts", 0.5, 0.0, 100.0),
             Axis::real("noise", "log-scale noise of the planted pairs (their lrv is about noise²)", 1e-4, 0.0, 10.0),
             Axis::integer("seed", "random seed", 1, 0, std::int64_t(1) << 62),
+            Axis::choice(
+                "weights", "propr's weights W: none, or log-normal ones (spread 0.5)", "none", {"none", "random"}),
+            Axis::integer("reference_samples",
+                "samples of the alpha transform's reference Yfull beyond Y's (Y is its first N; 0: none)", 0, 0,
+                1'000'000),
         };
     }
 
@@ -171,10 +206,15 @@ public:
 
     TestPlan testPlan() const override
     {
+        // propr's modes: weights, a reference beside Y (weighted or not), and the alpha transform on each.
         TestPlan plan {{2, 3, 65, 1001},
             {{"n2", {{"samples", "2"}, {"planted", "0"}}}, {"n3", {{"samples", "3"}, {"planted", "1"}}},
-                {"n33planted", {{"samples", "33"}, {"planted", "5"}}}},
-            {}, {}};
+                {"n33planted", {{"samples", "33"}, {"planted", "5"}}},
+                {"weighted", {{"samples", "9"}, {"planted", "2"}, {"weights", "random"}}},
+                {"reference", {{"samples", "6"}, {"planted", "1"}, {"reference_samples", "7"}}},
+                {"weighted_reference",
+                    {{"samples", "7"}, {"planted", "3"}, {"weights", "random"}, {"reference_samples", "5"}}}},
+            {{"log", {}}, {"alpha", {{"alpha", "0.5"}}}}, {}};
         // No feature is planted in two pairs: at most features / 2 planted pairs.
         plan.fitToSize = [](std::map<std::string, std::string>& generator, std::uint64_t features) {
             if (auto it = generator.find("planted"); it != generator.end())
@@ -193,9 +233,12 @@ public:
         generator.dispersion = g.real("dispersion");
         generator.proportionalNoise = g.real("noise");
         generator.seed = static_cast<std::uint64_t>(g.integer("seed"));
+        generator.weights = g.text("weights") == "random";
+        generator.referenceSamples = static_cast<std::size_t>(g.integer("reference_samples"));
         auto table = data::generateExpression(generator);
         const std::string name = "generated lrv " + g.text("samples") + "×" + g.text("features")
-            + " planted=" + g.text("planted") + " seed=" + g.text("seed");
+            + " planted=" + g.text("planted") + " seed=" + g.text("seed") + (generator.weights ? " weighted" : "")
+            + (generator.referenceSamples > 0 ? " reference+" + g.text("reference_samples") : "");
         return data::makeExpressionDataset(std::move(table), name, "generator: " + g.toString());
     }
 
@@ -212,10 +255,25 @@ public:
         data::ExpressionTable part;
         part.samples = t.samples;
         part.features = static_cast<std::size_t>(size);
-        part.values.resize(part.samples * part.features);
-        for (std::size_t k = 0; k < t.samples; ++k)
-            std::copy_n(t.values.begin() + static_cast<std::ptrdiff_t>(k * t.features), part.features,
-                part.values.begin() + static_cast<std::ptrdiff_t>(k * part.features));
+        // The first `size` features of a rows × p table (Y, W, Yfull, Wfull alike).
+        const auto firstFeatures = [&](const std::vector<double>& values, std::size_t rows) {
+            std::vector<double> out;
+            if (values.empty())
+                return out;
+            out.resize(rows * part.features);
+            for (std::size_t k = 0; k < rows; ++k)
+                std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(k * t.features), part.features,
+                    out.begin() + static_cast<std::ptrdiff_t>(k * part.features));
+            return out;
+        };
+        part.values = firstFeatures(t.values, t.samples);
+        part.weights = firstFeatures(t.weights, t.samples);
+        part.referenceSamples = t.referenceSamples;
+        part.reference = firstFeatures(t.reference, t.referenceSamples);
+        part.referenceWeights = firstFeatures(t.referenceWeights, t.referenceSamples);
+        part.weightsSource = t.weightsSource;
+        part.referenceSource = t.referenceSource;
+        part.referenceWeightsSource = t.referenceWeightsSource;
         part.sampleNames = t.sampleNames;
         part.featureNames.assign(t.featureNames.begin(), t.featureNames.begin() + static_cast<std::ptrdiff_t>(size));
         part.storedType = t.storedType;
@@ -224,14 +282,27 @@ public:
             dataset.meta().name + " [first " + std::to_string(size) + " features]", dataset.meta().source);
     }
 
-    Cost cost(const data::Dataset& dataset, const ParamSet&) const override
+    Cost cost(const data::Dataset& dataset, const ParamSet& params) const override
     {
         const auto& t = dataset.as<data::ExpressionTable>();
+        Mode mode; // as modeOf, without its refusal: prepare says that
+        mode.weighted = !t.weights.empty();
+        mode.alpha = params.has("alpha") ? params.real("alpha") : 0.0;
         const double n = static_cast<double>(t.samples);
+        const double p = static_cast<double>(t.features);
         const double pairs = static_cast<double>(pairCount(t.features));
-        // Read Y once, write every pair once; a subtraction and a multiply-add per pair and sample.
-        return Cost {
-            8.0 * n * static_cast<double>(t.features) + 8.0 * pairs, 3.0 * n * pairs, pairs, "pairs", Roof::Fp64};
+        if (!mode.weighted) {
+            // Read Y (and with alpha Yfull) once, write every pair once; a subtraction and a multiply-add per pair
+            // and sample.
+            const double full
+                = mode.transformed() && !t.reference.empty() ? static_cast<double>(t.referenceSamples) : 0.0;
+            return Cost {8.0 * (n + full) * p + 8.0 * pairs, 3.0 * n * pairs, pairs, "pairs", Roof::Fp64};
+        }
+        // Weighted: Y and W read once; per pair and sample a weight product, its square and the weighted sums of
+        // the two passes (about 9 flops), and with alpha a pass over Yfull for the pair's means (5 per sample).
+        const double full = mode.transformed() ? static_cast<double>(t.fullSamples()) : 0.0;
+        const double fullRead = mode.transformed() && !t.reference.empty() ? 16.0 * full * p : 0.0;
+        return Cost {16.0 * n * p + fullRead + 8.0 * pairs, (9.0 * n + 5.0 * full) * pairs, pairs, "pairs", Roof::Fp64};
     }
 
     double tolerance(const ParamSet&) const override
@@ -240,13 +311,15 @@ public:
     }
 
     void checkRun(
-        const ParamSet&, const data::Dataset* dataset, const ParamSet* generator, std::uint64_t size) const override
+        const ParamSet& params, const data::Dataset* dataset, const ParamSet* generator, std::uint64_t size) const override
     {
         // A run holds every pair's lrv on the host (the result, and the reference's where it is computed in full):
         // at 100,000 features that is 37 GiB a copy, refused here with the figure instead of failing each variant.
         double samples = 0.0;
-        if (dataset)
+        if (dataset) {
+            (void)modeOf(dataset->as<data::ExpressionTable>(), params); // refuses weighted alpha lacking Wfull
             samples = static_cast<double>(dataset->as<data::ExpressionTable>().samples);
+        }
         else if (generator)
             samples = static_cast<double>(generator->integer("samples"));
         else
@@ -288,7 +361,8 @@ public:
         d.kind = "max_rel_err";
         d.tolerance = tolerance(params);
         d.computed = true;
-        const double floor = resolutionFloor(t, d.tolerance);
+        const Mode mode = modeOf(t, params);
+        const double floor = resolutionFloor(t, mode, d.tolerance);
         // A stop request (Ctrl-C, Cancel) is seen once every kCancelBlock pairs of the loops over all pairs.
         const CancelPoint& cancel = ambientCancelPoint();
         double worst = 0.0;
@@ -319,7 +393,7 @@ public:
         } else {
             // Sampled check: uniformly drawn pairs, plus the 1% this result ranks most proportional (up to a
             // cap), each against its reference value computed here.
-            const auto& logs = logsFor(dataset);
+            const auto& inputs = inputsFor(dataset, mode);
             data::CounterRng rng(std::hash<std::string> {}(dataset.meta().contentHash));
             std::vector<std::uint64_t> sample;
             const std::size_t uniform = static_cast<std::size_t>(std::min<std::uint64_t>(pairs, kSampledPairs));
@@ -349,7 +423,7 @@ public:
                 const std::uint64_t k = idx < sample.size() ? sample[idx] : smallest[idx - sample.size()].second;
                 std::uint64_t i = 0, j = 0;
                 pairAt(k, i, j);
-                const double expected = referencePair(logs, t.samples, i, j);
+                const double expected = referencePair(inputs, i, j);
                 errors[idx] = relativeError(result.values[k], expected, floor);
                 ulps[idx] = ulpDistance(result.values[k], expected);
             }
@@ -371,20 +445,20 @@ public:
     }
 
 private:
-    /// referenceLogs of the last dataset compared in sampled mode (a sweep compares many variants on one).
-    const std::vector<long double>& logsFor(const data::Dataset& dataset) const
+    /// referenceInputs of the last dataset and mode compared in sampled mode (a sweep compares many variants on one).
+    const ReferenceInputs& inputsFor(const data::Dataset& dataset, const Mode& mode) const
     {
-        std::lock_guard lock(m_logsMutex);
-        if (m_logsHash != dataset.meta().contentHash || m_logsHash.empty()) {
-            m_logs = referenceLogs(dataset.as<data::ExpressionTable>(), ambientCancelPoint());
-            m_logsHash = dataset.meta().contentHash;
+        std::lock_guard lock(m_inputsMutex);
+        if (m_inputsHash != dataset.meta().contentHash || m_inputsHash.empty() || m_inputs.mode.alpha != mode.alpha) {
+            m_inputs = referenceInputs(dataset.as<data::ExpressionTable>(), mode, ambientCancelPoint());
+            m_inputsHash = dataset.meta().contentHash;
         }
-        return m_logs;
+        return m_inputs;
     }
 
-    mutable std::mutex m_logsMutex;
-    mutable std::string m_logsHash;
-    mutable std::vector<long double> m_logs;
+    mutable std::mutex m_inputsMutex;
+    mutable std::string m_inputsHash;
+    mutable ReferenceInputs m_inputs;
 };
 } // namespace
 

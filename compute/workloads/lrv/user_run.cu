@@ -56,8 +56,11 @@ private:
 } // namespace
 
 std::unique_ptr<PreparedRun> prepareUserKernel(
-    const data::Dataset& dataset, const ParamSet&, const UserKernelBuild& build)
+    const data::Dataset& dataset, const ParamSet& params, const UserKernelBuild& build)
 {
+    // The kernel ABI hands over Y only: no weights, no alpha.
+    if (const Mode mode = modeOf(dataset.as<data::ExpressionTable>(), params); mode.weighted || mode.transformed())
+        skipMode(mode, "reference and cpu_openmp");
     return makeRun<UserRun>(dataset, build);
 }
 
