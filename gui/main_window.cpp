@@ -22,6 +22,7 @@
 #include "gui/run_controller.h"
 #include "gui/settings_store.h"
 #include "gui/views/workload_view.h"
+#include "gui/wheel_guard.h"
 #include "gui/workspace.h"
 #include "gui/workspace_binding.h"
 
@@ -143,6 +144,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_autosave(std::make_unique<Autosave>())
 {
     initGuiResources();
+    qApp->installEventFilter(new WheelGuard(this));
     setWindowTitle(tr("KernelScope"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/kernelscope.svg")));
     setAcceptDrops(true);

@@ -30,11 +30,13 @@
 #include <QMimeData>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 #include <QUrl>
+#include <QWheelEvent>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
@@ -81,6 +83,29 @@ protected:
     QTemporaryDir m_dir;
     std::unique_ptr<MainWindow> m_window;
 };
+
+TEST_F(MainWindowTest, TheWheelScrollsThePanelAndTurnsOnlyAFieldThatHasTheFocus)
+{
+    // Scrolling the set-up panel over a spin box once turned it (warm-up runs to 0 while looking for a field).
+    auto* warmup = m_window->findChild<QSpinBox*>(QStringLiteral("warmup"));
+    ASSERT_NE(warmup, nullptr);
+    const int before = warmup->value();
+    const auto wheel = [](QWidget* target) {
+        const QPointF at = QPointF(target->rect().center());
+        QWheelEvent event(at, target->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+            Qt::NoScrollPhase, false);
+        QApplication::sendEvent(target, &event);
+    };
+    wheel(warmup);
+    EXPECT_EQ(warmup->value(), before) << "the wheel turned a field without the focus";
+    EXPECT_FALSE(warmup->hasFocus()) << "the wheel gave it the focus";
+    QApplication::setActiveWindow(m_window.get());
+    warmup->setFocus();
+    if (!warmup->hasFocus())
+        GTEST_SKIP() << "this platform gives no keyboard focus";
+    wheel(warmup);
+    EXPECT_EQ(warmup->value(), before + 1) << "with the focus, the wheel turns it";
+}
 
 TEST_F(MainWindowTest, RunsCpuVariantsOnGeneratedDataAndFillsEveryChart)
 {
