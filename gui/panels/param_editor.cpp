@@ -3,11 +3,14 @@
 #include "compute/core/errors.h"
 #include "gui/theme.h"
 
+#include <QAction>
 #include <QComboBox>
+#include <QFileDialog>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QRegularExpression>
+#include <QStyle>
 #include <QValidator>
 
 #include <cmath>
@@ -149,6 +152,8 @@ void ParamEditor::setAxes(const std::vector<ks::Axis>& axes, const std::map<std:
             row.line->setPlaceholderText(QString::fromStdString(axis.defaultValue));
             connect(row.line, &QLineEdit::textChanged, this, &ParamEditor::onEdited);
             connect(row.line, &QLineEdit::textEdited, this, [this, name] { emit edited(name); });
+            if (axis.kind == ks::AxisKind::Text)
+                addBrowseAction(row.line, axis);
             editor = row.line;
         }
         editor->setObjectName(QStringLiteral("param_") + name);
@@ -166,6 +171,25 @@ void ParamEditor::setAxes(const std::vector<ks::Axis>& axes, const std::map<std:
     setHiddenNames(m_hiddenNames);
     m_bulkUpdate = false;
     emit changed();
+}
+
+void ParamEditor::addBrowseAction(QLineEdit* line, const ks::Axis& axis)
+{
+    // A text axis is a file: one read with the dataset (lrv's weights) is opened, any other written (cnn's features).
+    const bool input = axis.readerOption;
+    auto* browse = line->addAction(style()->standardIcon(QStyle::SP_DirOpenIcon), QLineEdit::TrailingPosition);
+    browse->setObjectName(QStringLiteral("browse_") + QString::fromStdString(axis.name));
+    browse->setToolTip(input ? tr("Choose the file to read") : tr("Choose the file to write"));
+    const QString name = QString::fromStdString(axis.name);
+    connect(browse, &QAction::triggered, this, [this, line, input, name] {
+        const QString start = line->text().trimmed();
+        const QString chosen = input ? QFileDialog::getOpenFileName(this, tr("%1: a file to read").arg(name), start)
+                                     : QFileDialog::getSaveFileName(this, tr("%1: a file to write").arg(name), start);
+        if (chosen.isEmpty())
+            return;
+        line->setText(chosen);
+        emit edited(name);
+    });
 }
 
 void ParamEditor::setRowText(Row& row, const QString& text)

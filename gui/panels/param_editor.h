@@ -69,6 +69,8 @@ private:
     };
 
     void clearRows();
+    /// A folder button at the end of a text axis's field that picks the file with a dialog.
+    void addBrowseAction(QLineEdit* line, const ks::Axis& axis);
     void setRowText(Row& row, const QString& text);
     QString rowText(const Row& row) const;
     /// Marks a row's editor red with the error as its tooltip, or clears the mark.

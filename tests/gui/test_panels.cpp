@@ -10,6 +10,7 @@
 #include "data/host_memory.h"
 #include "data/series2d.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
@@ -120,6 +121,24 @@ TEST(ParamEditor, BuildsOneEditorPerGeneratorAxis)
     for (const auto& axis : axes)
         EXPECT_EQ(values.at(axis.name), axis.defaultValue);
     EXPECT_TRUE(editor.validationError().isEmpty()) << editor.validationError().toStdString();
+}
+
+TEST(ParamEditor, AFileParameterHasAButtonThatPicksTheFile)
+{
+    ParamEditor editor;
+    editor.setAxes(ks::defaultRegistry().find("lrv")->parameters());
+    for (const char* name : {"weights", "reference", "reference_weights"}) {
+        auto* line = editor.findChild<QLineEdit*>(QStringLiteral("param_") + QLatin1String(name));
+        ASSERT_NE(line, nullptr) << name;
+        auto* browse = line->findChild<QAction*>(QStringLiteral("browse_") + QLatin1String(name));
+        ASSERT_NE(browse, nullptr) << name;
+        EXPECT_EQ(browse->toolTip(), QStringLiteral("Choose the file to read")) << "read with the table";
+    }
+    EXPECT_EQ(editor.findChild<QAction*>(QStringLiteral("browse_alpha")), nullptr) << "a number";
+    editor.setAxes(ks::defaultRegistry().find("cnn")->parameters());
+    auto* features = editor.findChild<QAction*>(QStringLiteral("browse_features"));
+    ASSERT_NE(features, nullptr);
+    EXPECT_EQ(features->toolTip(), QStringLiteral("Choose the file to write")) << "cnn writes its features there";
 }
 
 TEST(ParamEditor, ValuesRoundTripSetValues)
