@@ -6,6 +6,7 @@
 #include "compute/workloads/lrv/lrv.h"
 #include "data/dataset_error.h"
 #include "data/dataset_wire.h"
+#include "data/expression_table.h"
 
 #include <cmath>
 #include <filesystem>
@@ -147,6 +148,30 @@ TEST_F(LrvModes, CompanionsAreMatchedByNameAndTravelWithTheDataset)
     expectNear(run("reference", *part, 0.5), {kWeightedAlphaHalfWithReference[0]}, 1e-13, "subset");
 }
 
+TEST_F(LrvModes, CompanionsComeInTheTablesOrientationAndAnyFormat)
+{
+    // The weights as HDF5 (its own name lists, matched like a text file's), beside a text table.
+    write("yt.tsv", "\tS1\tS2\tS3\tS4\nA\t2\t3\t7\t1\nB\t5\t4\t1\t9\nC\t1.5\t2.5\t3\t8\n");
+    write("yfullt.tsv", "\tS1\tS2\tS3\tS4\tS5\nA\t2\t3\t7\t1\t4\nB\t5\t4\t1\t9\t6\nC\t1.5\t2.5\t3\t8\t2\n");
+    write("wfullt.tsv", "\tS1\tS2\tS3\tS4\tS5\nA\t1\t0.25\t3\t1\t0.5\nB\t0.5\t1\t2\t1\t2\nC\t2\t1.5\t0.5\t1\t1\n");
+    data::ExpressionTable w;
+    w.samples = 4;
+    w.features = 3;
+    w.values = {1, 0.5, 2, 0.25, 1, 1.5, 3, 2, 0.5, 1, 1, 1};
+    w.sampleNames = {"S1", "S2", "S3", "S4"};
+    w.featureNames = {"A", "B", "C"};
+    data::writeExpressionHdf5(path("w.h5"), w);
+    data::ReadOptions read;
+    read.params = {{"orientation", "samples-as-rows"}, {"weights", path("w.h5")}};
+    expectNear(run("reference", lrvWorkload().load(path("y.tsv"), read)), kWeighted, 1e-13, "HDF5 weights");
+    // Every companion is read in the table's orientation: here all three store features as rows.
+    read.params = {{"orientation", "features-as-rows"}, {"weights", path("wt.tsv")}, {"reference", path("yfullt.tsv")},
+        {"reference_weights", path("wfullt.tsv")}};
+    write("wt.tsv", "\tS1\tS2\tS3\tS4\nA\t1\t0.25\t3\t1\nB\t0.5\t1\t2\t1\nC\t2\t1.5\t0.5\t1\n");
+    expectNear(run("cpu_openmp", lrvWorkload().load(path("yt.tsv"), read), 0.5), kWeightedAlphaHalfWithReference, 1e-13,
+        "features as rows");
+}
+
 TEST_F(LrvModes, BadCompanionsAreNamedInOneLine)
 {
     const auto expectError
@@ -165,7 +190,8 @@ TEST_F(LrvModes, BadCompanionsAreNamedInOneLine)
     write("na.tsv", "\tA\tB\tC\nS1\t1\tNA\t2\nS2\t1\t1\t1\nS3\t1\t1\t1\nS4\t1\t1\t1\n");
     expectError({{"weights", "na.tsv"}}, "na.tsv", "missing weight");
     write("nofeature.tsv", "\tA\tB\tD\nS1\t1\t1\t1\nS2\t1\t1\t1\nS3\t1\t1\t1\nS4\t1\t1\t1\n");
-    expectError({{"weights", "nofeature.tsv"}}, "nofeature.tsv", "no feature 'C' (the table's feature 3; this file has 3 features)");
+    expectError({{"weights", "nofeature.tsv"}}, "nofeature.tsv",
+        "no feature 'C' (the table's feature 3; this file has 3 features)");
     write("fewsamples.tsv", "\tA\tB\tC\nS1\t1\t1\t1\nS2\t1\t1\t1\nS3\t1\t1\t1\n");
     expectError({{"weights", "fewsamples.tsv"}}, "fewsamples.tsv", "no sample 'S4'");
     expectError({{"reference", "missing.tsv"}}, "missing.tsv", "");
