@@ -395,6 +395,13 @@ double readerCpuLimitS(const ReadRequest& request)
     double bytes = inputWeight(request.path);
     if (!request.options.vectorPath.empty())
         bytes += inputWeight(request.options.vectorPath);
+    // Files a reader option names are read too (lrv's weights and reference).
+    if (const Workload* workload = defaultRegistry().find(request.workload))
+        for (const Axis& axis : workload->parameters())
+            if (axis.readerOption && axis.kind == AxisKind::Text)
+                if (const auto it = request.options.params.find(axis.name);
+                    it != request.options.params.end() && !it->second.empty())
+                    bytes += inputWeight(it->second);
     return std::min(kReaderCpuLimitS, kReaderMinCpuS + bytes / kReaderBytesPerCpuS);
 }
 

@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "cli/reader_worker.h"
 #include "compute/core/errors.h"
+#include "compute/core/registry.h"
 #include "data/dataset_error.h"
 #include "data/expression_table.h"
 #include "data/hdf5_file.h"
@@ -405,6 +406,28 @@ TEST_F(ReaderWorker, TheWorkerLimitsItsAddressSpaceAndCpuTimeBeforeReading)
     EXPECT_EQ(cpu, 11u) << "a small file gets kReaderMinCpuS, rounded up to whole seconds";
 }
 
+TEST_F(ReaderWorker, LrvsWeightsAndReferenceAreReadInTheWorkerAndComeBackWithTheTable)
+{
+    std::ofstream(path("y.tsv")) << "\tA\tB\nS1\t2\t5\nS2\t3\t4\nS3\t7\t1\n";
+    std::ofstream(path("w.tsv")) << "\tB\tA\nS1\t0.5\t1\nS2\t1\t0.25\nS3\t2\t3\n";
+    std::ofstream(path("yfull.tsv")) << "\tA\tB\nS1\t2\t5\nS2\t3\t4\nS3\t7\t1\nS4\t4\t6\n";
+    ReadRequest r = request("lrv", path("y.tsv"));
+    r.options.params = {{"weights", path("w.tsv")}, {"reference", path("yfull.tsv")}};
+    const data::Dataset d = loadInWorker(r);
+    const auto& t = d.as<data::ExpressionTable>();
+    EXPECT_EQ(t.weights, (std::vector<double> {1, 0.5, 0.25, 1, 3, 2})) << "in the table's feature order";
+    EXPECT_EQ(t.referenceSamples, 4u);
+    EXPECT_EQ(t.reference.size(), 8u);
+    EXPECT_EQ(d.meta().contentHash, defaultRegistry().find("lrv")->load(r.path, r.options).meta().contentHash)
+        << "the worker's dataset is the one read here";
+    // A bad weight is named in the weights file, through the worker.
+    std::ofstream(path("w.tsv")) << "\tA\tB\nS1\t1\t-2\nS2\t1\t1\nS3\t1\t1\n";
+    const auto e = datasetError([&] { loadInWorker(r); });
+    EXPECT_EQ(e.file(), path("w.tsv")) << e.what();
+    EXPECT_NE(std::string(e.what()).find("weight -2; propr's weights must be finite and positive"), std::string::npos)
+        << e.what();
+}
+
 TEST_F(ReaderWorker, TheCpuLimitGrowsWithTheInputsSize)
 {
     // Sparse files: their sizes, not their blocks, are what the rule reads.
@@ -421,6 +444,11 @@ TEST_F(ReaderWorker, TheCpuLimitGrowsWithTheInputsSize)
     ReadRequest withVector = request("spmv", sized("m.mtx", 4'000'000));
     withVector.options.vectorPath = sized("x.txt", 2'000'000);
     EXPECT_DOUBLE_EQ(readerCpuLimitS(withVector), kReaderMinCpuS + 3.0);
+    // lrv's weights and reference are read with the table: their sizes count too, another parameter's text does not.
+    ReadRequest withCompanions = request("lrv", sized("y.tsv", 2'000'000));
+    withCompanions.options.params = {{"weights", sized("w.tsv", 2'000'000)},
+        {"reference", sized("yfull.tsv", 4'000'000)}, {"orientation", "samples-as-rows"}};
+    EXPECT_DOUBLE_EQ(readerCpuLimitS(withCompanions), kReaderMinCpuS + 4.0);
     EXPECT_DOUBLE_EQ(readerCpuLimitS(request("spmv", path("missing.mtx"))), kReaderMinCpuS);
 }
 
