@@ -310,8 +310,8 @@ public:
         return 1e-9;
     }
 
-    void checkRun(
-        const ParamSet& params, const data::Dataset* dataset, const ParamSet* generator, std::uint64_t size) const override
+    void checkRun(const ParamSet& params, const data::Dataset* dataset, const ParamSet* generator,
+        std::uint64_t size) const override
     {
         // A run holds every pair's lrv on the host (the result, and the reference's where it is computed in full):
         // at 100,000 features that is 37 GiB a copy, refused here with the figure instead of failing each variant.
@@ -319,8 +319,7 @@ public:
         if (dataset) {
             (void)modeOf(dataset->as<data::ExpressionTable>(), params); // refuses weighted alpha lacking Wfull
             samples = static_cast<double>(dataset->as<data::ExpressionTable>().samples);
-        }
-        else if (generator)
+        } else if (generator)
             samples = static_cast<double>(generator->integer("samples"));
         else
             return;
