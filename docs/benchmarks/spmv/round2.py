@@ -3,15 +3,12 @@
 the fastest hand-written CUDA variant, and the faster cuSPARSE algorithm; the ratio cuSPARSE / auto (above 1:
 auto is faster), how many matrices meet 1.0, and the geometric mean.
 Usage: round2.py round2/spmv_*.csv > round2.md"""
-import csv
 import math
 import sys
 
-rows = []
-for path in sys.argv[1:]:
-    for r in csv.DictReader(open(path, newline="")):
-        r["file"] = path.split("/")[-1].removesuffix(".csv").removeprefix("spmv_")
-        rows.append(r)
+from goals import read_rows
+
+rows = read_rows(sys.argv[1:])
 
 print("| matrix | precision | rows | non-zeros | auto chose | auto ms | fastest hand-written | ms | best cuSPARSE "
       "| ms | cuSPARSE / auto | cuSPARSE / fastest ours |")
