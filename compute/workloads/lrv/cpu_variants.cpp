@@ -75,14 +75,17 @@ private:
         if (!m_mode.transformed()) {
             centred = featureMajor(m_table.values, n, [](double v) { return std::log(v); });
         } else {
+            const auto power = [a](double v) { return std::pow(v, a); };
             const std::size_t nf = m_table.fullSamples();
+            centred = featureMajor(m_table.values, n, power);
+            // Yfull^a apart only for a reference; otherwise feature i is summed before it is scaled.
             const std::vector<double> full
-                = featureMajor(m_table.fullValues(), nf, [a](double v) { return std::pow(v, a); });
-            centred = featureMajor(m_table.values, n, [a](double v) { return std::pow(v, a); });
+                = m_table.reference.empty() ? std::vector<double>() : featureMajor(m_table.reference, nf, power);
+            const std::vector<double>& source = m_table.reference.empty() ? centred : full;
             for (std::size_t i = 0; i < m_table.features; ++i) {
                 double sum = 0.0;
                 for (std::size_t k = 0; k < nf; ++k)
-                    sum += full[i * nf + k];
+                    sum += source[i * nf + k];
                 // Dividing by a here leaves the pair loop as the log-ratio's: Σ(c_i − c_j)² / (N − 1).
                 const double scale = static_cast<double>(nf) / (sum * a);
                 for (std::size_t k = 0; k < n; ++k)
@@ -120,11 +123,14 @@ private:
         const std::vector<double> x = featureMajor(m_table.values, n, transform);
         const std::vector<double> w = featureMajor(m_table.weights, n, [](double v) { return v; });
         const std::size_t nf = transformed ? m_table.fullSamples() : 0;
-        std::vector<double> xFull, wFull;
-        if (transformed) {
-            xFull = featureMajor(m_table.fullValues(), nf, transform);
-            wFull = featureMajor(m_table.fullWeights(), nf, [](double v) { return v; });
+        // Yfull^a and Wfull apart only for a reference; otherwise they are x and w.
+        std::vector<double> xFullApart, wFullApart;
+        if (transformed && !m_table.reference.empty()) {
+            xFullApart = featureMajor(m_table.reference, nf, transform);
+            wFullApart = featureMajor(m_table.referenceWeights, nf, [](double v) { return v; });
         }
+        const std::vector<double>& xFull = xFullApart.empty() ? x : xFullApart;
+        const std::vector<double>& wFull = wFullApart.empty() ? w : wFullApart;
         const double alphaSquared = transformed ? a * a : 1.0;
         forEachPair(pairsPerCheck(n + nf), [&](std::size_t i, std::size_t j) {
             double si = 1.0, sj = 1.0; // the pair's scaling: 1 / (its Wfull-weighted mean of Yfull^a)

@@ -93,8 +93,10 @@ struct Mode {
     /// "lrv", "weighted lrv", "alpha 0.5 lrv", "weighted alpha 0.5 lrv".
     std::string name() const;
 };
-/// The mode of a run on `table` with `params`. Throws ParameterError for weighted alpha with a reference but no
-/// reference weights (propr weights the reference's means by Wfull).
+/// The mode `table` and `params` ask for, whether or not it can run (the cost model's view).
+Mode requestedMode(const data::ExpressionTable& table, const ParamSet& params);
+/// The mode of a run on `table` with `params`: requestedMode, with a ParameterError for weighted alpha with a
+/// reference but no reference weights (propr weights the reference's means by Wfull).
 Mode modeOf(const data::ExpressionTable& table, const ParamSet& params);
 /// SkipRun naming the mode, for a variant that computes only `supported` modes.
 [[noreturn]] void skipMode(const Mode& mode, const std::string& computedBy);
@@ -103,13 +105,13 @@ Mode modeOf(const data::ExpressionTable& table, const ParamSet& params);
 struct ReferenceInputs {
     Mode mode;
     std::size_t samples = 0; ///< N
-    std::size_t fullSamples = 0; ///< rows of Yfull (weighted alpha only)
+    std::size_t fullSamples = 0; ///< rows of Yfull (alpha)
     /// p × N: log Y (alpha 0); Y^a / m_i with m_i the mean of Yfull^a's feature i (unweighted alpha); Y^a (weighted
     /// alpha, whose means depend on the pair).
     std::vector<long double> x;
     std::vector<long double> w; ///< p × N: W (weighted)
-    std::vector<long double> xFull; ///< p × Nfull: Yfull^a (weighted alpha)
-    std::vector<long double> wFull; ///< p × Nfull: Wfull (weighted alpha)
+    std::vector<long double> xFull; ///< p × Nfull: Yfull^a (weighted alpha with a reference; else x is Yfull^a)
+    std::vector<long double> wFull; ///< p × Nfull: Wfull (weighted alpha with a reference; else w is Wfull)
 };
 /// Throws RunCancelled when `cancel` is stopped while it works.
 ReferenceInputs referenceInputs(

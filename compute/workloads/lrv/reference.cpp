@@ -16,11 +16,17 @@ std::string Mode::name() const
         + "lrv";
 }
 
-Mode modeOf(const data::ExpressionTable& table, const ParamSet& params)
+Mode requestedMode(const data::ExpressionTable& table, const ParamSet& params)
 {
     Mode mode;
     mode.weighted = !table.weights.empty();
     mode.alpha = params.has("alpha") ? params.real("alpha") : 0.0;
+    return mode;
+}
+
+Mode modeOf(const data::ExpressionTable& table, const ParamSet& params)
+{
+    const Mode mode = requestedMode(table, params);
     if (mode.weighted && mode.transformed() && !table.reference.empty() && table.referenceWeights.empty())
         throw ParameterError("weighted alpha with reference=FILE needs reference_weights=FILE: propr weights the "
                              "reference's feature means by the reference's own weights");
@@ -66,19 +72,25 @@ ReferenceInputs referenceInputs(const data::ExpressionTable& t, const Mode& mode
         const long double a = mode.alpha;
         const auto power = [a](long double v) { return std::pow(v, a); };
         in.x = featureMajor(t.values, t.samples, p, cancel, power);
+        in.fullSamples = t.fullSamples();
+        // Yfull^a apart only when a reference was given: otherwise it is x itself.
+        std::vector<long double> full;
+        if (!t.reference.empty())
+            full = featureMajor(t.reference, in.fullSamples, p, cancel, power);
         if (mode.weighted) {
-            in.fullSamples = t.fullSamples();
-            in.xFull = featureMajor(t.fullValues(), in.fullSamples, p, cancel, power);
-            in.wFull = featureMajor(t.fullWeights(), in.fullSamples, p, cancel, identity);
+            in.xFull = std::move(full);
+            if (!t.reference.empty())
+                in.wFull = featureMajor(t.referenceWeights, in.fullSamples, p, cancel, identity);
         } else {
             // Each feature scaled by the mean of Yfull^a (propr's CUDA kernel and weighted path; its CPU code for
-            // this mode divides by the mean of the untransformed Yfull instead).
-            const std::size_t nf = t.fullSamples();
-            const std::vector<long double> full = featureMajor(t.fullValues(), nf, p, cancel, power);
+            // this mode divides by the mean of the untransformed Yfull instead). Feature i is summed before it is
+            // scaled, so x can be its own Yfull.
+            const std::size_t nf = in.fullSamples;
+            const std::vector<long double>& source = t.reference.empty() ? in.x : full;
             for (std::size_t i = 0; i < p; ++i) {
                 long double sum = 0.0L;
                 for (std::size_t k = 0; k < nf; ++k)
-                    sum += full[i * nf + k];
+                    sum += source[i * nf + k];
                 const long double mean = sum / static_cast<long double>(nf);
                 for (std::size_t k = 0; k < t.samples; ++k)
                     in.x[i * t.samples + k] /= mean;
@@ -100,10 +112,12 @@ double referencePair(const ReferenceInputs& in, std::size_t i, std::size_t j)
     if (in.mode.weighted && in.mode.transformed()) {
         // The pair's scaling means: Yfull^a's, weighted by the pair's Wfull weights.
         const std::size_t nf = in.fullSamples;
-        const long double* fa = in.xFull.data() + i * nf;
-        const long double* fb = in.xFull.data() + j * nf;
-        const long double* wa = in.wFull.data() + i * nf;
-        const long double* wb = in.wFull.data() + j * nf;
+        const std::vector<long double>& xFull = in.xFull.empty() ? in.x : in.xFull;
+        const std::vector<long double>& wFull = in.wFull.empty() ? in.w : in.wFull;
+        const long double* fa = xFull.data() + i * nf;
+        const long double* fb = xFull.data() + j * nf;
+        const long double* wa = wFull.data() + i * nf;
+        const long double* wb = wFull.data() + j * nf;
         long double weight = 0.0L, sumA = 0.0L, sumB = 0.0L;
         for (std::size_t k = 0; k < nf; ++k) {
             const long double w = wa[k] * wb[k];
@@ -162,7 +176,8 @@ public:
         const ReferenceInputs inputs = referenceInputs(m_table, m_mode, cancel);
         const std::size_t p = m_table.features;
         sizeValues(pairCount(p), cancel);
-        const std::size_t checkEvery = pairsPerCheck(m_table.samples + inputs.fullSamples);
+        const std::size_t checkEvery
+            = pairsPerCheck(m_table.samples + (m_mode.weighted ? inputs.fullSamples : 0)); // a pass over Yfull too
         // Rows grow with i: dynamic scheduling keeps the threads evenly loaded. A stop check every checkEvery pairs
         // of a row; once stopped, the rest of the row and the rows left are skipped.
 #pragma omp parallel for schedule(dynamic, 16)

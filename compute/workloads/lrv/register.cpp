@@ -285,9 +285,7 @@ public:
     Cost cost(const data::Dataset& dataset, const ParamSet& params) const override
     {
         const auto& t = dataset.as<data::ExpressionTable>();
-        Mode mode; // as modeOf, without its refusal: prepare says that
-        mode.weighted = !t.weights.empty();
-        mode.alpha = params.has("alpha") ? params.real("alpha") : 0.0;
+        const Mode mode = requestedMode(t, params); // a mode prepare refuses still has a cost
         const double n = static_cast<double>(t.samples);
         const double p = static_cast<double>(t.features);
         const double pairs = static_cast<double>(pairCount(t.features));
