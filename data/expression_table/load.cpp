@@ -98,22 +98,23 @@ std::vector<std::size_t> matchNames(const std::vector<std::string>& ours, const 
     return at;
 }
 
-/// The companion's values in the table's feature order (and, when `sameSamples`, its sample order): rows × p.
-std::vector<double> aligned(
-    const ExpressionTable& companion, const ExpressionTable& table, bool sameSamples, const std::string& file)
+/// The companion's values, rows × features, its features in the order of `features` (the table's names) and its
+/// samples in the order of `samples` when given (else its own).
+std::vector<double> aligned(const ExpressionTable& companion, const std::vector<std::string>& features,
+    const std::vector<std::string>* samples, const std::string& file)
 {
-    const auto features = matchNames(namesOf(table.featureNames, "F", table.features),
-        namesOf(companion.featureNames, "F", companion.features), "F", "feature", file);
-    std::vector<std::size_t> samples(companion.samples);
-    for (std::size_t k = 0; k < samples.size(); ++k)
-        samples[k] = k;
-    if (sameSamples)
-        samples = matchNames(namesOf(table.sampleNames, "S", table.samples),
-            namesOf(companion.sampleNames, "S", companion.samples), "S", "sample", file);
-    std::vector<double> out(samples.size() * table.features);
-    for (std::size_t k = 0; k < samples.size(); ++k)
-        for (std::size_t i = 0; i < table.features; ++i)
-            out[k * table.features + i] = companion.values[samples[k] * companion.features + features[i]];
+    const auto columns
+        = matchNames(features, namesOf(companion.featureNames, "F", companion.features), "F", "feature", file);
+    std::vector<std::size_t> rows(companion.samples);
+    for (std::size_t k = 0; k < rows.size(); ++k)
+        rows[k] = k;
+    if (samples)
+        rows = matchNames(*samples, namesOf(companion.sampleNames, "S", companion.samples), "S", "sample", file);
+    const std::size_t p = features.size();
+    std::vector<double> out(rows.size() * p);
+    for (std::size_t k = 0; k < rows.size(); ++k)
+        for (std::size_t i = 0; i < p; ++i)
+            out[k * p + i] = companion.values[rows[k] * companion.features + columns[i]];
     return out;
 }
 
@@ -138,33 +139,29 @@ void readCompanions(ExpressionTable& table, const ReadOptions& options)
     companionOptions.params.erase("weights");
     companionOptions.params.erase("reference");
     companionOptions.params.erase("reference_weights");
+    ReadOptions weightsOptions = companionOptions;
+    weightsOptions.params[kWeightsTableParam] = "yes";
+    const std::vector<std::string> features = namesOf(table.featureNames, "F", table.features);
     if (!weights.empty()) {
-        ReadOptions o = companionOptions;
-        o.params[kWeightsTableParam] = "yes";
-        const ExpressionTable w = readTable(weights, o);
-        table.weights = aligned(w, table, true, weights);
+        const ExpressionTable w = readTable(weights, weightsOptions);
+        const std::vector<std::string> samples = namesOf(table.sampleNames, "S", table.samples);
+        table.weights = aligned(w, features, &samples, weights);
         table.weightsSource = weights;
         table.notes.push_back("weights from " + baseName(weights));
     }
     if (!reference.empty()) {
         const ExpressionTable full = readTable(reference, companionOptions);
-        table.reference = aligned(full, table, false, reference);
+        table.reference = aligned(full, features, nullptr, reference);
         table.referenceSamples = full.samples;
         table.referenceSource = reference;
         table.notes.push_back("alpha reference from " + baseName(reference) + ", " + plural(full.samples, "sample"));
         for (const std::string& note : full.notes)
             table.notes.push_back(baseName(reference) + ": " + note);
         if (!referenceWeights.empty()) {
-            ReadOptions o = companionOptions;
-            o.params[kWeightsTableParam] = "yes";
-            ExpressionTable wf = readTable(referenceWeights, o);
             // Wfull has the reference's samples: matched against the reference's names.
-            ExpressionTable shape;
-            shape.samples = full.samples;
-            shape.features = table.features;
-            shape.sampleNames = full.sampleNames;
-            shape.featureNames = table.featureNames;
-            table.referenceWeights = aligned(wf, shape, true, referenceWeights);
+            const std::vector<std::string> samples = namesOf(full.sampleNames, "S", full.samples);
+            table.referenceWeights
+                = aligned(readTable(referenceWeights, weightsOptions), features, &samples, referenceWeights);
             table.referenceWeightsSource = referenceWeights;
         }
     }

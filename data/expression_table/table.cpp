@@ -137,7 +137,6 @@ ExpressionTable finishTable(RawMatrix raw, const std::string& file, const Reader
                     fail(r, c, "missing weight " + missingToken + "; every weight must be given");
                 if (!(v > 0) || std::isinf(v))
                     fail(r, c, "weight " + formatNumber(v) + "; propr's weights must be finite and positive");
-                smallestPositive = std::min(smallestPositive, v);
                 continue;
             }
             if (std::isnan(v))
