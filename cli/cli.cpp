@@ -489,6 +489,7 @@ struct RunArgs {
     bool allowNonFinite = false;
     bool noCalibrate = false;
     std::string memoryLimit; ///< --memory-limit: a budget of this run's own (4G, 512M)
+    std::string devices = "all"; ///< --devices: the multi-device variants' GPUs, "all" or "0,1,..."
     bool quiet = false;
     std::string kernels; ///< --kernel a.cu,b.cu: user kernels, run as user:<stem> in worker processes
     std::vector<std::string> nvrtcOptions;
@@ -608,6 +609,28 @@ void checkVectorAndDevice(const RunArgs& a, const Workload& workload)
     }
 }
 
+/// --devices: "all" (every device present: an empty list) or ordinals "0,1,...", each naming a device here, none twice.
+/// Throws ParameterError naming the option.
+std::vector<int> parseDevices(const std::string& text)
+{
+    if (text == "all")
+        return {};
+    std::vector<int> devices;
+    for (const std::string& item : splitList(text)) {
+        if (item.empty() || item.size() > 4
+            || !std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            throw ParameterError("--devices " + data::shownName(text) + ": " + data::quotedToken(item)
+                + " is not a device ordinal (give all, or a list such as 0,1)");
+        devices.push_back(std::stoi(item));
+    }
+    try {
+        return resolveDevices(devices);
+    } catch (const ParameterError& e) {
+        throw ParameterError("--devices " + data::shownName(text) + ": " + e.what()
+            + (device::cudaDevices().empty() ? " (" + device::cudaUnavailableReason() + ")" : std::string()));
+    }
+}
+
 /// The data origin of a run's arguments, as a user variant's worker rebuilds it.
 DataOrigin dataOrigin(const RunArgs& a)
 {
@@ -707,6 +730,7 @@ int runCommand(const RunArgs& a, std::ostream& out, std::ostream& err, std::stop
         }
         onlyUserVariants = a.variants != "all" && request.variantIds.empty();
         checkVectorAndDevice(a, *workload);
+        request.options.devices = parseDevices(a.devices);
         setDataOrigin(a, *workload, request, err, Reading::InWorker, stop);
         plan = planSweep(request);
         // Only user variants chosen: the plan's empty list would mean every built-in one.
@@ -1220,6 +1244,10 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     run->add_option("--time-limit", r.options.timeLimitS, "Seconds per run before it stops repeating")
         ->capture_default_str();
     run->add_option("--device", r.options.device, "CUDA device ordinal")->capture_default_str();
+    run->add_option("--devices", r.devices,
+           "The GPUs a multi-device variant (tiled_f32_multi, dmma_refined_multi, warp_shuffle_multi) spreads over: "
+           "all, or ordinals such as 0,1")
+        ->capture_default_str();
     run->add_flag("--no-flush", r.noFlush, "Do not flush the L2/CPU caches between repetitions");
     run->add_flag("--check-determinism", r.checkDeterminism,
         "Run each variant once more, freshly prepared, and say whether the two results are bit-identical (CSV/JSON "

@@ -28,7 +28,7 @@ nlohmann::ordered_json toJson(const WorkerRequest& r)
         {"options",
             {{"warmup", o.warmup}, {"min_reps", o.minRepetitions}, {"max_reps", o.maxRepetitions},
                 {"noise_target", o.noiseTarget}, {"time_limit_s", o.timeLimitS}, {"flush_l2", o.flushL2},
-                {"device", o.device}, {"check_determinism", o.checkDeterminism}}},
+                {"device", o.device}, {"devices", o.devices}, {"check_determinism", o.checkDeterminism}}},
         {"no_calibrate", r.noCalibrate}, {"kernel", r.kernel}, {"nvrtc_options", r.nvrtcOptions}, {"run_id", r.runId},
         {"memory_limit", r.memoryLimit}};
 }
@@ -52,6 +52,7 @@ WorkerRequest workerRequestFromJson(const nlohmann::ordered_json& j)
     r.options.timeLimitS = o.at("time_limit_s").get<double>();
     r.options.flushL2 = o.at("flush_l2").get<bool>();
     r.options.device = o.at("device").get<int>();
+    r.options.devices = o.value("devices", std::vector<int> {});
     r.options.checkDeterminism = o.at("check_determinism").get<bool>();
     r.noCalibrate = j.at("no_calibrate").get<bool>();
     r.kernel = j.at("kernel").get<std::string>();

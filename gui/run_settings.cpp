@@ -19,6 +19,7 @@ void readRunOptions(const Json& j, RunOptions& o)
     o.timeLimitS = j.value("time_limit_s", o.timeLimitS);
     o.flushL2 = j.value("flush_caches", o.flushL2);
     o.device = j.value("device", o.device);
+    o.devices = j.value("devices", o.devices);
     o.checkDeterminism = j.value("check_determinism", o.checkDeterminism);
 }
 } // namespace
@@ -33,6 +34,7 @@ Json runSettingsToJson(const RunSettings& s)
     options["time_limit_s"] = s.options.timeLimitS;
     options["flush_caches"] = s.options.flushL2;
     options["device"] = s.options.device;
+    options["devices"] = s.options.devices;
     options["check_determinism"] = s.options.checkDeterminism;
     Json j;
     j["sizes"] = s.sizes.toStdString();

@@ -21,8 +21,9 @@ struct RunSettings {
 };
 
 /// {"sizes", "params", "baseline", "run_options": {"warmup", "min_repetitions", "max_repetitions",
-/// "noise_target" (a fraction, as RunOptions), "time_limit_s", "flush_caches", "device", "check_determinism"}}.
-/// Settings saved before a key existed read as that option's default.
+/// "noise_target" (a fraction, as RunOptions), "time_limit_s", "flush_caches", "device", "devices" (the multi-device
+/// variants' GPUs; [] for all), "check_determinism"}}. Settings saved before a key existed read as that option's
+/// default.
 nlohmann::ordered_json runSettingsToJson(const RunSettings& settings);
 /// Reads what runSettingsToJson writes, and the flat form of workspace format 1 (whose "noise_pct" is the noise
 /// target in %). Missing keys keep their defaults; throws nlohmann::json::exception when a value has the wrong type.

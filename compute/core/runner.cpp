@@ -11,6 +11,7 @@
 #include "compute/device/device_info.h"
 #include "data/dataset_error.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <new>
@@ -37,7 +38,86 @@ DeviceInfo deviceFor(Backend backend, int index)
     return none;
 }
 
+/// The devices a run uses: RunOptions::device, or a multi-device variant's list (its first device when the list
+/// names a device that does not exist: the run itself then fails with the reason).
+std::vector<int> runDevices(const Variant& variant, const RunOptions& options)
+{
+    if (!variant.multiDevice)
+        return {options.device};
+    try {
+        if (auto devices = resolveDevices(options.devices); !devices.empty())
+            return devices;
+    } catch (const std::exception&) {
+    }
+    return {options.device};
+}
+
+/// Where the run executes: one device as it is, or several as one entry ("2 × NVIDIA H200", its multiprocessors
+/// and memory summed), so the result row says what the time was measured on.
+DeviceInfo deviceFor(const Variant& variant, const RunOptions& options)
+{
+    const std::vector<int> devices = runDevices(variant, options);
+    DeviceInfo info = deviceFor(variant.backend, devices.front());
+    if (devices.size() == 1)
+        return info;
+    std::vector<DeviceInfo> all;
+    for (int d : devices)
+        all.push_back(deviceFor(variant.backend, d));
+    const bool same = std::all_of(all.begin(), all.end(), [&](const DeviceInfo& d) { return d.name == info.name; });
+    info.name = same ? std::to_string(all.size()) + " × " + info.name : std::string();
+    for (std::size_t k = 0; k < all.size(); ++k) {
+        if (!same)
+            info.name += (k ? " + " : "") + all[k].name;
+        if (k > 0) {
+            info.smCount += all[k].smCount;
+            info.totalMemory += all[k].totalMemory;
+        }
+    }
+    return info;
+}
+
+/// The ceilings of the run's devices: one device's, or the sum over a multi-device run's devices.
+std::optional<Ceilings> ceilingsFor(const CeilingsProvider& provider, const Variant& variant, const RunOptions& options)
+{
+    if (!provider)
+        return std::nullopt;
+    const std::vector<int> devices = runDevices(variant, options);
+    std::optional<Ceilings> total = provider(variant.backend, devices.front());
+    for (std::size_t k = 1; k < devices.size() && total; ++k) {
+        const std::optional<Ceilings> more = provider(variant.backend, devices[k]);
+        if (!more)
+            return std::nullopt;
+        total->readGBs += more->readGBs;
+        total->copyGBs += more->copyGBs;
+        total->fp32Gflops += more->fp32Gflops;
+        total->fp64Gflops += more->fp64Gflops;
+        total->name += " + " + more->name;
+    }
+    return total;
+}
+
 } // namespace
+
+std::vector<int> resolveDevices(const std::vector<int>& requested)
+{
+    const int present = static_cast<int>(device::cudaDevices().size());
+    if (requested.empty()) {
+        std::vector<int> all(static_cast<std::size_t>(present));
+        for (int d = 0; d < present; ++d)
+            all[static_cast<std::size_t>(d)] = d;
+        return all;
+    }
+    std::vector<int> seen;
+    for (int d : requested) {
+        if (d < 0 || d >= present)
+            throw ParameterError("device " + std::to_string(d) + " does not exist (" + std::to_string(present)
+                + (present == 1 ? " CUDA device" : " CUDA devices") + " present)");
+        if (std::find(seen.begin(), seen.end(), d) != seen.end())
+            throw ParameterError("device " + std::to_string(d) + " is named twice");
+        seen.push_back(d);
+    }
+    return seen;
+}
 
 namespace detail {
 void fillTiming(Summary& s, const RunningStats& stats)
@@ -92,7 +172,7 @@ Summary describeRun(const RunRequest& request)
     s.size = meta.size;
     s.params = request.params;
     s.version = version();
-    s.device = deviceFor(request.variant->backend, request.options.device);
+    s.device = deviceFor(*request.variant, request.options);
     return s;
 }
 
@@ -250,8 +330,8 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
         clocks.finish(s);
         if (s.repetitions > 0) {
             try {
-                detail::fillRates(s, workload.cost(request.dataset, request.params),
-                    m_ceilings ? m_ceilings(variant.backend, options.device) : std::nullopt);
+                detail::fillRates(
+                    s, workload.cost(request.dataset, request.params), ceilingsFor(m_ceilings, variant, options));
             } catch (const std::exception&) {
                 // A cost model that cannot evaluate leaves the rates at zero; the timings stand.
             }
@@ -270,7 +350,12 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
     try {
         if (variant.backend != Backend::Cpu)
             device::selectDevice(options.device);
-        const RunContext context {options.device, m_clock, stop};
+        RunContext context {options.device, m_clock, stop};
+        if (variant.multiDevice) {
+            context.devices = resolveDevices(options.devices);
+            if (context.devices.empty())
+                throw SkipRun("no CUDA device");
+        }
         auto prepared = variant.prepare(request.dataset, request.params, context);
         s.transferMs = prepared->transferMs();
 
@@ -348,9 +433,12 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
             cancelled = abandoned = true;
             s.stopReason = StopReason::Cancelled;
         }
+        std::shared_ptr<const Result> result;
+        if (stats.count() > 0 && !abandoned)
+            result = detail::recordResult(s, *prepared, request, cancelled);
+        // After the facts: a run may state in its note what it measured there (a multi-device run's scaling).
         std::string note = prepared->note();
-        if (stats.count() > 0 && !abandoned) {
-            const auto result = detail::recordResult(s, *prepared, request, cancelled);
+        if (result) {
             // A run with state was replayed above already and has its verdict.
             if (options.checkDeterminism && !cancelled && !s.deterministic) {
                 try {

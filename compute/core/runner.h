@@ -14,6 +14,7 @@
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <vector>
 
 namespace ks {
 
@@ -29,6 +30,8 @@ struct RunOptions {
     double timeLimitS = 5.0; ///< wall time per run, warm-ups included; at least one repetition always runs
     bool flushL2 = true; ///< evict inputs from the caches before each repetition
     int device = 0; ///< CUDA device ordinal
+    /// The devices a multi-device variant (Variant::multiDevice) spreads over; empty: every device present.
+    std::vector<int> devices;
     /// Keep results of any size in the Summary (the CLI's --output needs them); otherwise results over
     /// kKeptResultLimit values are dropped once compared, so a sweep does not hold gigabytes.
     bool keepFullResult = false;
@@ -39,6 +42,10 @@ struct RunOptions {
     /// is compared and dropped.
     bool checkDeterminism = false;
 };
+
+/// The devices a multi-device run uses: `requested`, or every CUDA device present when it is empty. Throws
+/// ParameterError for an ordinal that names no device or is named twice.
+std::vector<int> resolveDevices(const std::vector<int>& requested);
 
 /// Whether two results hold the same bits: every value by its bit pattern (so -0 and 0, or two NaN payloads, differ),
 /// every count, every named array, and the same labels and names.

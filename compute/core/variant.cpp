@@ -5,6 +5,7 @@
 #include "compute/core/summary.h"
 #include "compute/core/workload.h"
 #include "compute/device/device_info.h"
+#include "compute/device/vendor_libraries.h"
 
 #include <algorithm>
 
@@ -93,6 +94,16 @@ Variant gpuVariant(std::string id, std::string name, std::string technique, Back
     const bool built = static_cast<bool>(prepare);
     return Variant {std::move(id), std::move(name), std::move(technique), backend, std::move(prepare),
         built ? std::string() : std::string("built without CUDA (no nvcc at configure time)"), {}, {}};
+}
+
+Variant multiDeviceVariant(std::string id, std::string name, std::string technique, PrepareFn prepare)
+{
+    Variant v = gpuVariant(std::move(id), std::move(name), std::move(technique), Backend::Cuda, std::move(prepare));
+    v.multiDevice = true;
+#if KS_HAVE_CUDA
+    v.runtimeCheck = [] { return device::ncclUnavailableReason(); };
+#endif
+    return v;
 }
 
 std::string unavailableReason(const Variant& variant)

@@ -24,6 +24,8 @@ struct RunContext {
     /// The run's stop request: CPU variants check it in their loops (CpuPreparedRun::cancelPoint, cancel.h) and throw
     /// RunCancelled out of run(); GPU variants leave it to the runner, which checks it between repetitions.
     std::stop_token stop {};
+    /// A multi-device variant's devices (RunOptions::devices resolved: every device present when it named none).
+    std::vector<int> devices {};
 };
 
 /// A variant prepared on one dataset: inputs uploaded, ready for repetitions. Owned by one thread.
@@ -93,6 +95,9 @@ struct Variant {
     /// library that is loaded at run time and missing here).
     std::function<std::string()> runtimeCheck;
     Expectation expectation; ///< what the registry-wide test checks (within tolerance unless the row says otherwise)
+    /// Runs on every device of RunContext::devices at once (one thread per device, NCCL between them) instead of
+    /// RunContext::device alone.
+    bool multiDevice = false;
 
     /// This variant's counts (or other Delta detail) must equal the reference's exactly.
     Variant exact(std::string detail) const;
@@ -106,6 +111,8 @@ Variant cpuVariant(std::string id, std::string name, std::string technique, Prep
 /// A cuda or library variant; `prepare` is empty in builds without CUDA (see KS_GPU_PREPARE).
 Variant gpuVariant(std::string id, std::string name, std::string technique, Backend backend, PrepareFn prepare);
 
+/// A cuda variant that spreads its work over RunContext::devices (Variant::multiDevice).
+Variant multiDeviceVariant(std::string id, std::string name, std::string technique, PrepareFn prepare);
 /// Empty when the variant can run here now; otherwise why not ("built without CUDA", "no CUDA device: …").
 std::string unavailableReason(const Variant& variant);
 

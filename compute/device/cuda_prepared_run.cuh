@@ -20,6 +20,8 @@ public:
         m_flusher->flush(m_stream.get());
     }
     double transferMs() const override { return m_transferMs; }
+    /// The stream the run's work is enqueued on (a multi-device run joins its parts' streams with collectives).
+    cudaStream_t workStream() const { return m_stream.get(); }
 
 protected:
     CudaPreparedRun()

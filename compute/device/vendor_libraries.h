@@ -11,5 +11,9 @@ std::string cublasUnavailableReason();
 std::string cusparseUnavailableReason();
 /// The same for cuDNN 9.
 std::string cudnnUnavailableReason();
+/// The same for NCCL 2 (the multi-device variants' collectives).
+std::string ncclUnavailableReason();
+/// NCCL's version ("2.28.9") once loaded; empty when it cannot be.
+std::string ncclVersionText();
 
 } // namespace ks::device

@@ -15,6 +15,7 @@
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -36,6 +37,7 @@ RunSettingsPanel::RunSettingsPanel(QWidget* parent)
     , m_flush(new QCheckBox(tr("Flush caches between repetitions"), this))
     , m_checkDeterminism(new QCheckBox(tr("Check determinism (run twice, compare bits)"), this))
     , m_device(new QComboBox(this))
+    , m_devices(new QListWidget(this))
     , m_baseline(new QComboBox(this))
     , m_memoryLimit(new QLineEdit(this))
     , m_memoryMessage(new QLabel(this))
@@ -83,15 +85,30 @@ RunSettingsPanel::RunSettingsPanel(QWidget* parent)
     m_baseline->setObjectName(QStringLiteral("baseline"));
     m_baseline->setToolTip(tr("The variant the speedup chart divides by"));
 
+    m_devices->setObjectName(QStringLiteral("devices"));
+    m_devices->setToolTip(tr("The GPUs the multi-GPU variants (tiled_f32_multi, dmma_refined_multi, "
+                             "warp_shuffle_multi) spread their work over, a thread and an NCCL rank each; the other "
+                             "variants run on Device alone"));
     const auto devices = device::cudaDevices();
     if (devices.empty()) {
         m_device->addItem(tr("no CUDA device"), 0);
         m_device->setToolTip(QString::fromStdString(device::cudaUnavailableReason()));
         m_device->setEnabled(false);
+        m_devices->addItem(tr("no CUDA device"));
+        m_devices->setEnabled(false);
     } else {
-        for (const auto& d : devices)
-            m_device->addItem(QStringLiteral("%1: %2").arg(d.index).arg(QString::fromStdString(d.name)), d.index);
+        for (const auto& d : devices) {
+            const QString label = QStringLiteral("%1: %2").arg(d.index).arg(QString::fromStdString(d.name));
+            m_device->addItem(label, d.index);
+            auto* item = new QListWidgetItem(label, m_devices);
+            item->setData(Qt::UserRole, d.index);
+            item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
+            item->setCheckState(Qt::Checked);
+        }
     }
+    // As tall as its rows, up to four; a scroll bar beyond.
+    const int rows = std::min(m_devices->count(), 4);
+    m_devices->setFixedHeight(rows * std::max(m_devices->sizeHintForRow(0), 16) + 2 * m_devices->frameWidth() + 2);
 
     m_memoryLimit->setObjectName(QStringLiteral("memoryLimit"));
     m_memoryLimit->setPlaceholderText(tr("none of its own"));
@@ -135,6 +152,7 @@ RunSettingsPanel::RunSettingsPanel(QWidget* parent)
     form->addRow(QString(), m_flush);
     form->addRow(QString(), m_checkDeterminism);
     form->addRow(tr("Device"), m_device);
+    form->addRow(tr("Multi-GPU devices"), m_devices);
     form->addRow(tr("Baseline"), m_baseline);
     auto* memoryBox = new QWidget(this);
     auto* memoryLayout = new QVBoxLayout(memoryBox);
@@ -163,6 +181,18 @@ RunSettingsPanel::RunSettingsPanel(QWidget* parent)
     connect(m_flush, &QCheckBox::toggled, this, emitChanged);
     connect(m_checkDeterminism, &QCheckBox::toggled, this, emitChanged);
     connect(m_device, &QComboBox::currentIndexChanged, this, emitChanged);
+    connect(m_devices, &QListWidget::itemChanged, this, [this, emitChanged](QListWidgetItem* item) {
+        // At least one GPU stays ticked: a multi-GPU run on none is no run.
+        bool any = false;
+        for (int r = 0; r < m_devices->count(); ++r)
+            any = any || m_devices->item(r)->checkState() == Qt::Checked;
+        if (!any) {
+            const QSignalBlocker block(m_devices);
+            item->setCheckState(Qt::Checked);
+            return;
+        }
+        emitChanged();
+    });
     connect(m_baseline, &QComboBox::currentIndexChanged, this, [this] {
         Q_EMIT baselineChanged(m_baseline->currentData().toString());
         Q_EMIT changed();
@@ -202,6 +232,13 @@ RunSettings RunSettingsPanel::settings() const
     s.options.flushL2 = m_flush->isChecked();
     s.options.checkDeterminism = m_checkDeterminism->isChecked();
     s.options.device = m_device->currentData().toInt();
+    // Every GPU ticked is "all" (an empty list), so a saved setting follows the machine it is opened on.
+    std::vector<int> ticked;
+    for (int r = 0; r < m_devices->count(); ++r)
+        if (m_devices->item(r)->checkState() == Qt::Checked && m_devices->isEnabled())
+            ticked.push_back(m_devices->item(r)->data(Qt::UserRole).toInt());
+    if (static_cast<int>(ticked.size()) < m_devices->count())
+        s.options.devices = ticked;
     s.baseline = m_baseline->currentData().toString();
     return s;
 }
@@ -220,6 +257,21 @@ void RunSettingsPanel::setSettings(const RunSettings& s)
     m_checkDeterminism->setChecked(s.options.checkDeterminism);
     if (const int d = m_device->findData(s.options.device); d >= 0)
         m_device->setCurrentIndex(d);
+    if (m_devices->isEnabled()) {
+        // A list naming none of this machine's GPUs (saved elsewhere) means all of them.
+        const auto named = [&](int index) {
+            return s.options.devices.empty()
+                || std::find(s.options.devices.begin(), s.options.devices.end(), index) != s.options.devices.end();
+        };
+        bool any = false;
+        for (int r = 0; r < m_devices->count(); ++r)
+            any = any || named(m_devices->item(r)->data(Qt::UserRole).toInt());
+        const QSignalBlocker block(m_devices);
+        for (int r = 0; r < m_devices->count(); ++r) {
+            QListWidgetItem* item = m_devices->item(r);
+            item->setCheckState(!any || named(item->data(Qt::UserRole).toInt()) ? Qt::Checked : Qt::Unchecked);
+        }
+    }
     if (!s.baseline.isEmpty())
         if (const int b = m_baseline->findData(s.baseline); b >= 0)
             m_baseline->setCurrentIndex(b);

@@ -12,6 +12,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QListWidget;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
@@ -100,6 +101,7 @@ private:
     QCheckBox* m_flush;
     QCheckBox* m_checkDeterminism;
     QComboBox* m_device;
+    QListWidget* m_devices; ///< the multi-device variants' GPUs, one checkable row each
     QComboBox* m_baseline;
     QLineEdit* m_memoryLimit;
     QLabel* m_memoryMessage; ///< the budget now and which limit sets it, or why the field is refused

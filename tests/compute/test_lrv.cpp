@@ -197,8 +197,8 @@ TEST_P(LrvStreaming, ChunkedOutputMatchesTheWholeOutput)
 }
 
 INSTANTIATE_TEST_SUITE_P(GpuVariants, LrvStreaming,
-    ::testing::Values(
-        "block_per_pair", "thread_per_pair", "logs_tiled", "dmma_refined", "cublas_gemm", "cublas_refined"));
+    ::testing::Values("block_per_pair", "thread_per_pair", "logs_tiled", "dmma_refined", "dmma_refined_multi",
+        "cublas_gemm", "cublas_refined"));
 
 TEST(LrvAccuracy, TheExpansionLosesDigitsOnNearlyProportionalPairsAndRefinementRestoresThem)
 {

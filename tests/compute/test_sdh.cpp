@@ -78,7 +78,7 @@ TEST_P(SdhByHand, PointsOnALineAndACubesCorners)
 
 INSTANTIATE_TEST_SUITE_P(EveryVariant, SdhByHand,
     ::testing::Values("reference", "cpu_openmp", "baseline", "shared_lr", "shared_lr_local", "shared_lr_copies",
-        "shared_lr_soa", "tiled_f32", "tiled_f64_exact"),
+        "shared_lr_soa", "tiled_f32", "tiled_f64_exact", "tiled_f32_multi"),
     [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 
 TEST(SdhWorkload, EveryRegisteredVariantIsCheckedByHand)
@@ -86,7 +86,7 @@ TEST(SdhWorkload, EveryRegisteredVariantIsCheckedByHand)
     std::size_t listed = 0;
     for (const auto& v : sdhWorkload().variants())
         for (const char* id : {"reference", "cpu_openmp", "baseline", "shared_lr", "shared_lr_local",
-                 "shared_lr_copies", "shared_lr_soa", "tiled_f32", "tiled_f64_exact"})
+                 "shared_lr_copies", "shared_lr_soa", "tiled_f32", "tiled_f64_exact", "tiled_f32_multi"})
             listed += v.id == id;
     EXPECT_EQ(listed, sdhWorkload().variants().size()) << "add the new variant to SdhByHand";
 }

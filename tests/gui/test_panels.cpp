@@ -6,6 +6,7 @@
 #include "gui/panels/run_settings_panel.h"
 
 #include "compute/core/registry.h"
+#include "compute/device/device_info.h"
 #include "data/hdf5_file.h"
 #include "data/host_memory.h"
 #include "data/series2d.h"
@@ -19,6 +20,7 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -676,6 +678,35 @@ TEST(RunSettingsPanel, TheDeterminismCheckboxIsTheRunOption)
     off.options.checkDeterminism = false;
     panel.setSettings(off);
     EXPECT_FALSE(check->isChecked());
+}
+
+TEST(RunSettingsPanel, TheMultiGpuListTicksEveryGpuOrSaysThereIsNone)
+{
+    RunSettingsPanel panel;
+    panel.setWorkload(&linreg());
+    auto* list = panel.findChild<QListWidget*>(QStringLiteral("devices"));
+    ASSERT_NE(list, nullptr);
+    const auto gpus = ks::device::cudaDevices();
+    if (gpus.empty()) {
+        ASSERT_EQ(list->count(), 1);
+        EXPECT_FALSE(list->isEnabled());
+        EXPECT_EQ(list->item(0)->text(), QStringLiteral("no CUDA device"));
+        EXPECT_TRUE(panel.settings().options.devices.empty());
+        return;
+    }
+    ASSERT_EQ(list->count(), static_cast<int>(gpus.size()));
+    EXPECT_TRUE(panel.settings().options.devices.empty()) << "every GPU ticked: all";
+    QSignalSpy changed(&panel, &RunSettingsPanel::changed);
+    for (int r = 0; r < list->count(); ++r)
+        list->item(r)->setCheckState(Qt::Unchecked);
+    EXPECT_EQ(list->item(list->count() - 1)->checkState(), Qt::Checked) << "the last one stays ticked";
+    if (gpus.size() > 1) {
+        EXPECT_EQ(panel.settings().options.devices, std::vector<int> {gpus.back().index});
+        RunSettings all = panel.settings();
+        all.options.devices.clear();
+        panel.setSettings(all);
+        EXPECT_TRUE(panel.settings().options.devices.empty());
+    }
 }
 
 TEST(RunSettingsPanel, ReaderOptionsAreTheAxesMarkedSo)

@@ -131,6 +131,18 @@ TEST(RunSettingsJson, RoundTripsWithTheNoiseTargetAsAFraction)
     expectSameSettings(runSettingsFromJson(json), settings);
 }
 
+TEST(RunSettingsJson, TheMultiDeviceListRoundTripsAndIsEveryDeviceWhenMissing)
+{
+    RunSettings settings;
+    settings.options.devices = {1, 0};
+    const auto json = runSettingsToJson(settings);
+    EXPECT_EQ(json.at("run_options").at("devices"), nlohmann::ordered_json::array({1, 0}));
+    EXPECT_EQ(runSettingsFromJson(json).options.devices, (std::vector<int> {1, 0}));
+    auto older = json;
+    older["run_options"].erase("devices");
+    EXPECT_TRUE(runSettingsFromJson(older).options.devices.empty()) << "settings saved before it: every device";
+}
+
 TEST(RunSettingsJson, ReadsFormatOnesFlatKeysWithTheNoiseTargetInPercent)
 {
     const auto json = nlohmann::ordered_json::parse(R"({"sizes": "1000", "params": {"precision": "f32"},

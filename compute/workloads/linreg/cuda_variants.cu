@@ -1,6 +1,7 @@
 // Hand-written CUDA variants of linreg: the seed's kernels (global atomics, shared-memory tree with the final
 // sum on the CPU), its "future" warp shuffles, a fused single-pass grid reduction and a numerically stable
 // shifted-sums variant merged with Chan's formula.
+#include "compute/device/multi_device.cuh"
 #include "compute/workloads/linreg/linreg_device.cuh"
 
 namespace ks::linreg::gpu {
@@ -189,8 +190,9 @@ __global__ void __launch_bounds__(WarpShufflePolicy::kThreads)
         partials[blockIdx.x] = block;
 }
 
+/// Sums the block partials; writes the fit to out, or, when `total` is not null, the sums to *total instead.
 __global__ void __launch_bounds__(WarpShufflePolicy::kFinalThreads)
-    finishPartialsKernel(const Sums4* partials, int count, double n, double* out)
+    finishPartialsKernel(const Sums4* partials, int count, double n, double* out, Sums4* total)
 {
     __shared__ Sums4 scratch[32];
     Sums4 s {0, 0, 0, 0};
@@ -198,16 +200,33 @@ __global__ void __launch_bounds__(WarpShufflePolicy::kFinalThreads)
         s = s + partials[i];
     s = blockReduce(s, scratch);
     if (threadIdx.x == 0) {
+        if (total) {
+            *total = s;
+            return;
+        }
         const Fit fit = fitFromSums(n, s.x, s.y, s.xx, s.xy);
         out[0] = fit.slope;
         out[1] = fit.intercept;
     }
 }
 
+/// The devices' sums added in rank order (the same order every repetition), then the fit.
+__global__ void fitFromGatheredKernel(const Sums4* gathered, int ranks, double n, double* out)
+{
+    Sums4 s = gathered[0];
+    for (int r = 1; r < ranks; ++r)
+        s = s + gathered[r];
+    const Fit fit = fitFromSums(n, s.x, s.y, s.xx, s.xy);
+    out[0] = fit.slope;
+    out[1] = fit.intercept;
+}
+
 template <class T> class WarpShuffleRun final : public DeviceSeriesRun<T> {
 public:
-    explicit WarpShuffleRun(const data::Series2D& series)
-        : DeviceSeriesRun<T>(series, 0)
+    /// `total`: a multi-device run's part leaves its slice's sums there instead of fitting.
+    explicit WarpShuffleRun(const data::Series2D& series, SeriesSlice slice = {}, Sums4* total = nullptr)
+        : DeviceSeriesRun<T>(series, 0, slice)
+        , m_total(total)
         , m_blocks(device::gridFor(this->m_n, WarpShufflePolicy::kThreads * Vec<T>::kWidth * WarpShufflePolicy::kUnroll,
               WarpShufflePolicy::kBlocksPerSm))
         , m_partials(static_cast<std::size_t>(m_blocks))
@@ -220,13 +239,84 @@ public:
             this->m_x.data(), this->m_y.data(), this->m_n, m_partials.data());
         KS_CUDA_CHECK_LAUNCH("warpShuffleKernel");
         finishPartialsKernel<<<1, WarpShufflePolicy::kFinalThreads, 0, this->stream()>>>(
-            m_partials.data(), static_cast<int>(m_blocks), static_cast<double>(this->m_n), this->m_out.data());
+            m_partials.data(), static_cast<int>(m_blocks), static_cast<double>(this->m_n), this->m_out.data(), m_total);
         KS_CUDA_CHECK_LAUNCH("finishPartialsKernel");
     }
 
 private:
+    Sums4* m_total;
     unsigned m_blocks;
     device::DeviceBuffer<Sums4> m_partials;
+};
+
+// -----------------------------------------------------------------------------------------------------------
+// warp_shuffle_multi: warp_shuffle over every device of the run. The series is split by count, one slice per device;
+// each device reduces its slice to four sums as warp_shuffle does, one ncclAllGather hands every device all of them,
+// and each adds them in rank order and fits: the merge is in the same order every time (on one device the result is
+// warp_shuffle's, bit for bit).
+
+template <class T> class WarpShuffleMultiRun final : public device::MultiDeviceRun {
+public:
+    WarpShuffleMultiRun(const data::Series2D& series, const RunContext& context)
+        : MultiDeviceRun(context, "warp_shuffle")
+        , m_series(series)
+        , m_n(series.x.size())
+        , m_ranks(static_cast<std::size_t>(ranks()))
+    {
+        const std::vector<std::uint64_t> bounds
+            = equalWorkBounds(m_n, ranks(), 64, [](std::uint64_t points) { return static_cast<double>(points); });
+        makeParts([&](int rank) {
+            RankState& state = m_ranks[static_cast<std::size_t>(rank)];
+            state.total = device::DeviceBuffer<Sums4>(1);
+            state.gathered = device::DeviceBuffer<Sums4>(static_cast<std::size_t>(ranks()));
+            state.fit = device::DeviceBuffer<double>(2);
+            const std::size_t begin = bounds[static_cast<std::size_t>(rank)];
+            auto run = std::make_unique<WarpShuffleRun<T>>(
+                series, SeriesSlice {begin, bounds[static_cast<std::size_t>(rank) + 1] - begin}, state.total.data());
+            state.fit.fillBytesAsync(0xff, run->workStream()); // NaN until a repetition fits
+            return run;
+        });
+    }
+    ~WarpShuffleMultiRun() override
+    {
+        try {
+            team().run([&](int rank) { m_ranks[static_cast<std::size_t>(rank)] = {}; });
+        } catch (...) {
+        }
+    }
+    Result fetch() override
+    {
+        double fit[2] = {0.0, 0.0};
+        team().run(
+            [&](int) {
+                KS_CUDA_CHECK(cudaStreamSynchronize(part(0).workStream()));
+                KS_CUDA_CHECK(cudaMemcpy(fit, m_ranks[0].fit.data(), sizeof fit, cudaMemcpyDeviceToHost));
+            },
+            1);
+        return makeResult(Fit {fit[0], fit[1]});
+    }
+
+private:
+    struct RankState {
+        device::DeviceBuffer<Sums4> total; ///< this device's slice
+        device::DeviceBuffer<Sums4> gathered; ///< every device's, in rank order
+        device::DeviceBuffer<double> fit;
+    };
+    void combine(int rank) override
+    {
+        RankState& state = m_ranks[static_cast<std::size_t>(rank)];
+        const cudaStream_t stream = part(rank).workStream();
+        KS_NCCL_CHECK(device::nccl().allGather(
+            state.total.data(), state.gathered.data(), 4, device::kNcclFloat64, comm(rank), stream));
+        fitFromGatheredKernel<<<1, 1, 0, stream>>>(
+            state.gathered.data(), ranks(), static_cast<double>(m_n), state.fit.data());
+        KS_CUDA_CHECK_LAUNCH("fitFromGatheredKernel");
+    }
+    std::unique_ptr<PreparedRun> solo() override { return std::make_unique<WarpShuffleRun<T>>(m_series); }
+
+    const data::Series2D& m_series;
+    std::size_t m_n;
+    std::vector<RankState> m_ranks;
 };
 
 // -----------------------------------------------------------------------------------------------------------
@@ -459,6 +549,14 @@ std::unique_ptr<PreparedRun> prepareSharedTree(const data::Dataset& d, const Par
 std::unique_ptr<PreparedRun> prepareWarpShuffle(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
     return makeRun<gpu::WarpShuffleRun>(d, p);
+}
+
+std::unique_ptr<PreparedRun> prepareWarpShuffleMulti(const data::Dataset& d, const ParamSet& p, const RunContext& c)
+{
+    const auto& series = d.as<data::Series2D>();
+    if (precisionOf(p) == Precision::F32)
+        return std::make_unique<gpu::WarpShuffleMultiRun<float>>(series, c);
+    return std::make_unique<gpu::WarpShuffleMultiRun<double>>(series, c);
 }
 
 std::unique_ptr<PreparedRun> prepareFusedGrid(const data::Dataset& d, const ParamSet& p, const RunContext&)

@@ -122,16 +122,23 @@ __device__ void forEachPoint(const T* __restrict__ x, const T* __restrict__ y, s
 /// Enqueues one thread that writes slope and intercept from the four sums (the seed's closed form) to out[0..1].
 void launchFitFromSums(const Sums4* sums, std::size_t n, double* out, cudaStream_t stream);
 
+/// The points a run holds: all of them, or a multi-device run's part.
+struct SeriesSlice {
+    std::size_t begin = 0;
+    std::size_t count = ~std::size_t(0); ///< to the end
+};
+
 /// Prepared state every linreg GPU variant shares: x and y on the device (as T), a two-double result buffer
 /// poisoned with NaN so an unwritten result shows, and the upload time.
 template <class T> class DeviceSeriesRun : public device::CudaPreparedRun {
 public:
     using Model = data::Series2D;
 
-    DeviceSeriesRun(const data::Series2D& series, std::size_t extraDeviceBytes)
+    DeviceSeriesRun(const data::Series2D& series, std::size_t extraDeviceBytes, SeriesSlice slice = {})
         : m_host(series, kPrecisionOf<T>)
-        , m_n(m_host.size())
+        , m_n(std::min(slice.count, m_host.size() - std::min(slice.begin, m_host.size())))
     {
+        const std::size_t first = std::min(slice.begin, m_host.size());
         device::requireDeviceMemory(2 * m_n * sizeof(T) + extraDeviceBytes + 4096, "linreg inputs");
         m_x = device::DeviceBuffer<T>(m_n);
         m_y = device::DeviceBuffer<T>(m_n);
@@ -139,11 +146,11 @@ public:
         m_outHost = device::PinnedBuffer<double>(2);
         timedUpload([&] {
             if constexpr (std::is_same_v<T, double>) {
-                m_x.uploadAsync(m_host.xd(), stream());
-                m_y.uploadAsync(m_host.yd(), stream());
+                m_x.uploadAsync(m_host.xd().subspan(first, m_n), stream());
+                m_y.uploadAsync(m_host.yd().subspan(first, m_n), stream());
             } else {
-                m_x.uploadAsync(m_host.xf(), stream());
-                m_y.uploadAsync(m_host.yf(), stream());
+                m_x.uploadAsync(m_host.xf().subspan(first, m_n), stream());
+                m_y.uploadAsync(m_host.yf().subspan(first, m_n), stream());
             }
         });
         m_out.fillBytesAsync(0xff, stream());

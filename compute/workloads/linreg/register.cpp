@@ -39,6 +39,7 @@ PrepareSignature prepareCpuOpenMp;
 PrepareSignature prepareAtomicGlobal;
 PrepareSignature prepareSharedTree;
 PrepareSignature prepareWarpShuffle;
+PrepareSignature prepareWarpShuffleMulti;
 PrepareSignature prepareFusedGrid;
 PrepareSignature prepareChanStable;
 PrepareSignature prepareCub;
@@ -67,6 +68,13 @@ public:
             gpuVariant("warp_shuffle", "Warp-shuffle reduction",
                 "16-byte loads, __shfl_down_sync within warps, block partials reduced by a second kernel",
                 Backend::Cuda, KS_GPU_PREPARE(prepareWarpShuffle))
+                .mayLoseDigitsOn({"offset"}),
+            multiDeviceVariant("warp_shuffle_multi", "Warp-shuffle reduction on several GPUs",
+                "warp_shuffle on one slice of the series per GPU (split by count, a host thread per GPU); the four "
+                "sums "
+                "of every GPU gathered by one ncclAllGather and added in rank order, so the merge is the same every "
+                "time",
+                KS_GPU_PREPARE(prepareWarpShuffleMulti))
                 .mayLoseDigitsOn({"offset"}),
             gpuVariant("fused_grid", "Fused single-pass grid reduction",
                 "one launch: warp shuffles, block partials, the last block to finish sums them and fits", Backend::Cuda,

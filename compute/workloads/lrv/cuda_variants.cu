@@ -2,11 +2,13 @@
 // register-tiled triangle; plus the chunked, streamed output every GPU variant shares.
 #include "compute/core/triangle.h"
 #include "compute/device/launch.cuh"
+#include "compute/device/multi_device.cuh"
 #include "compute/workloads/lrv/lrv_device.cuh"
 
 #include <algorithm>
 #include <cfloat>
 #include <cstdio>
+#include <functional>
 
 namespace ks::lrv::gpu {
 
@@ -22,15 +24,15 @@ struct OutputPolicy {
 };
 } // namespace
 
-ChunkPlan planChunks(std::uint64_t p, std::uint64_t capPairs, std::uint64_t rowAlign)
+ChunkPlan planChunks(std::uint64_t rowBegin, std::uint64_t p, std::uint64_t capPairs, std::uint64_t rowAlign)
 {
     ChunkPlan plan;
-    if (pairCount(p) <= capPairs || p <= rowAlign) {
-        plan.rows.push_back({0, p});
-        plan.maxPairs = pairCount(p);
+    if (rowStart(p) - rowStart(rowBegin) <= capPairs || p - rowBegin <= rowAlign) {
+        plan.rows.push_back({rowBegin, p});
+        plan.maxPairs = rowStart(p) - rowStart(rowBegin);
         return plan;
     }
-    std::uint64_t begin = 0;
+    std::uint64_t begin = rowBegin;
     while (begin < p) {
         std::uint64_t end = std::min(p, begin + rowAlign);
         while (end < p) {
@@ -46,12 +48,14 @@ ChunkPlan planChunks(std::uint64_t p, std::uint64_t capPairs, std::uint64_t rowA
     return plan;
 }
 
-LrvDeviceRun::LrvDeviceRun(
-    const data::ExpressionTable& table, const ParamSet& params, std::uint64_t extraDeviceBytes, std::uint64_t rowAlign)
+LrvDeviceRun::LrvDeviceRun(const data::ExpressionTable& table, const ParamSet& params, std::uint64_t extraDeviceBytes,
+    std::uint64_t rowAlign, OutputShare share)
     : m_table(table)
     , m_n(table.samples)
     , m_p(table.features)
     , m_pairs(pairCount(table.features))
+    , m_rowBegin(share.rowBegin)
+    , m_rowEnd(share.rowEnd ? share.rowEnd : table.features)
 {
     if (m_n < 2 || m_p < 2)
         throw SkipRun("lrv needs at least two samples and two features");
@@ -64,10 +68,11 @@ LrvDeviceRun::LrvDeviceRun(
         KS_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
         const std::uint64_t reserve = inputBytes + extraDeviceBytes + OutputPolicy::kReserveBytes;
         capBytes = freeBytes > reserve ? (freeBytes - reserve) / 2 : OutputPolicy::kFallbackBytes;
-        if (m_pairs * sizeof(double) <= 2 * capBytes)
-            capBytes = m_pairs * sizeof(double); // it all fits in one buffer
+        const std::uint64_t sharePairs = rowStart(m_rowEnd) - rowStart(m_rowBegin);
+        if (sharePairs * sizeof(double) <= 2 * capBytes)
+            capBytes = sharePairs * sizeof(double); // it all fits in one buffer
     }
-    m_plan = planChunks(m_p, std::max<std::uint64_t>(capBytes / sizeof(double), 1), rowAlign);
+    m_plan = planChunks(m_rowBegin, m_rowEnd, std::max<std::uint64_t>(capBytes / sizeof(double), 1), rowAlign);
     const int buffers = m_plan.streamed() ? 2 : 1;
     device::requireDeviceMemory(inputBytes + extraDeviceBytes + buffers * m_plan.maxPairs * sizeof(double),
         "lrv on " + std::to_string(m_n) + " samples × " + std::to_string(m_p) + " features");
@@ -77,8 +82,11 @@ LrvDeviceRun::LrvDeviceRun(
         m_out[b] = device::DeviceBuffer<double>(m_plan.maxPairs);
         m_out[b].fillBytesAsync(0xff, stream()); // NaN: an unwritten pair shows
     }
-    if (m_plan.streamed()) {
+    if (m_plan.streamed() && share.host) {
+        m_hostBase = share.host; // its owner page-locks it
+    } else if (m_plan.streamed()) {
         m_host.assign(m_pairs, std::nan(""));
+        m_hostBase = m_host.data();
         // Page-locked, the result vector takes the chunks at full link speed while the next chunk computes.
         m_hostRegistered
             = cudaHostRegister(m_host.data(), m_host.size() * sizeof(double), cudaHostRegisterDefault) == cudaSuccess;
@@ -97,7 +105,7 @@ void LrvDeviceRun::run()
 {
     beforeChunks();
     if (!m_plan.streamed()) {
-        computeChunk(0, m_p, m_out[0].data());
+        computeChunk(m_rowBegin, m_rowEnd, m_out[0].data());
         return;
     }
     for (std::size_t c = 0; c < m_plan.rows.size(); ++c) {
@@ -108,13 +116,26 @@ void LrvDeviceRun::run()
         computeChunk(begin, end, m_out[b].data());
         m_computed[b].record(stream());
         KS_CUDA_CHECK(cudaStreamWaitEvent(m_copyStream.get(), m_computed[b].get(), 0));
-        KS_CUDA_CHECK(cudaMemcpyAsync(m_host.data() + rowStart(begin), m_out[b].data(),
+        KS_CUDA_CHECK(cudaMemcpyAsync(m_hostBase + rowStart(begin), m_out[b].data(),
             (rowStart(end) - rowStart(begin)) * sizeof(double), cudaMemcpyDeviceToHost, m_copyStream.get()));
         m_copied[b].record(m_copyStream.get());
     }
     // The repetition ends when the last chunk has landed on the host.
     for (std::size_t b = 0; b < std::min<std::size_t>(2, m_plan.rows.size()); ++b)
         KS_CUDA_CHECK(cudaStreamWaitEvent(stream(), m_copied[b].get(), 0));
+}
+
+void LrvDeviceRun::copyOut(double* host)
+{
+    KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    const std::uint64_t first = rowStart(m_rowBegin);
+    if (m_plan.streamed()) {
+        if (m_hostBase != host)
+            std::copy(m_hostBase + first, m_hostBase + rowStart(m_rowEnd), host + first);
+        return;
+    }
+    KS_CUDA_CHECK(cudaMemcpy(
+        host + first, m_out[0].data(), (rowStart(m_rowEnd) - first) * sizeof(double), cudaMemcpyDeviceToHost));
 }
 
 Result LrvDeviceRun::fetch()
@@ -395,12 +416,12 @@ double cancellationThreshold(std::uint64_t n)
 
 void launchRefinement(const double* transposed, std::uint64_t transposedStride, const double* centred, std::uint64_t n,
     std::uint64_t p, std::uint64_t rowBegin, std::uint64_t rowEnd, const std::uint64_t* worklist, unsigned int* flags,
-    unsigned int capacity, double* out, cudaStream_t stream)
+    unsigned int capacity, double* out, cudaStream_t stream, const unsigned int* decisionCount)
 {
     recomputeListedKernel<<<RefinePolicy::kBlocks, RefinePolicy::kThreads, 0, stream>>>(
         transposed, n, transposedStride, worklist, flags, capacity, rowStart(rowBegin), out);
     KS_CUDA_CHECK_LAUNCH("recomputeListedKernel");
-    worklistOverflowKernel<<<1, 1, 0, stream>>>(flags, capacity, flags + 1);
+    worklistOverflowKernel<<<1, 1, 0, stream>>>(decisionCount ? decisionCount : flags, capacity, flags + 1);
     KS_CUDA_CHECK_LAUNCH("worklistOverflowKernel");
     launchTiledPairs(centred, n, p, rowBegin, rowEnd, out, flags + 1, stream);
 }
@@ -823,16 +844,19 @@ private:
 
 class DmmaRefinedRun final : public LrvDeviceRun {
 public:
-    DmmaRefinedRun(const data::ExpressionTable& table, const ParamSet& params)
+    /// The flagged pairs' count summed over a multi-device run's devices, into flags[2] (see combineFlags).
+    using FlagsCombiner = std::function<void(unsigned int* flags, cudaStream_t stream)>;
+
+    DmmaRefinedRun(const data::ExpressionTable& table, const ParamSet& params, OutputShare share = {})
         : LrvDeviceRun(table, params, (table.samples + dmmaStride(table.samples) + 1) * table.features * sizeof(double),
-            DmmaPolicy::kTile)
+            DmmaPolicy::kTile, share)
         , m_stride(dmmaStride(m_n))
         , m_centred(m_n * m_p)
         , m_transposed(m_stride * m_p)
         , m_sumSquares(m_p)
         , m_capacity(worklistCapacity(m_pairs))
         , m_worklist(m_capacity)
-        , m_flags(2)
+        , m_flags(3)
         , m_tau(cancellationThreshold(m_n))
     {
         int device = 0, major = 0;
@@ -852,16 +876,25 @@ public:
         // Plain copies: GCC warns about a launch argument taken from a struct member.
         const std::uint64_t firstTile = tiles.first;
         const unsigned blocks = tiles.count;
-        if (blocks == 0)
-            return;
         m_flags.fillBytesAsync(0, stream());
+        if (blocks == 0) {
+            if (m_combineFlags) // a part with no rows still joins its devices' collective
+                m_combineFlags(m_flags.data(), stream());
+            return;
+        }
         dmmaPairsKernel<<<blocks, DmmaPolicy::kThreads, 0, stream()>>>(m_transposed.data(), m_stride,
             m_sumSquares.data(), m_n, m_p, firstTile, rowBegin, rowEnd, out, m_tau, m_worklist.data(), m_flags.data(),
             m_capacity);
         KS_CUDA_CHECK_LAUNCH("dmmaPairsKernel");
+        if (m_combineFlags)
+            m_combineFlags(m_flags.data(), stream());
         launchRefinement(m_transposed.data(), m_stride, m_centred.data(), m_n, m_p, rowBegin, rowEnd, m_worklist.data(),
-            m_flags.data(), m_capacity, out, stream());
+            m_flags.data(), m_capacity, out, stream(), m_combineFlags ? m_flags.data() + 2 : nullptr);
     }
+    /// A multi-device run whose parts are each one chunk decides the refinement's fallback on the flagged pairs of
+    /// every device together, as the single-device run decides on the whole triangle: `combine` writes that sum
+    /// to flags[2] (every part calls it once per repetition, so it may be a collective).
+    void combineFlags(FlagsCombiner combine) { m_combineFlags = std::move(combine); }
 
 private:
     std::uint64_t m_stride; ///< samples per row of m_transposed: N rounded up to whole stages
@@ -872,6 +905,69 @@ private:
     device::DeviceBuffer<std::uint64_t> m_worklist;
     device::DeviceBuffer<unsigned int> m_flags;
     double m_tau;
+    FlagsCombiner m_combineFlags;
+};
+
+// -----------------------------------------------------------------------------------------------------------
+// dmma_refined_multi: dmma_refined over every device of the run. The triangle's rows are split in blocks of whole
+// 64-row tiles, one block per device, of (nearly) equal pair counts; each device computes its block's pairs with the
+// same kernels into its own output (on the device when it fits, else streamed to the host), and the refinement's
+// fallback is decided on every device's flagged pairs together (one ncclAllReduce of a count), so every pair's bits
+// equal dmma_refined's.
+
+class DmmaMultiRun final : public device::MultiDeviceRun {
+public:
+    DmmaMultiRun(const data::ExpressionTable& table, const ParamSet& params, const RunContext& context)
+        : MultiDeviceRun(context, "dmma_refined")
+        , m_table(table)
+        , m_params(params)
+        , m_host(pairCount(table.features), std::nan(""))
+    {
+        const std::vector<std::uint64_t> bounds = equalWorkBounds(table.features, ranks(), DmmaPolicy::kTile,
+            [](std::uint64_t rows) { return static_cast<double>(rowStart(rows)); });
+        m_dmma.resize(static_cast<std::size_t>(ranks()));
+        makeParts([&](int rank) {
+            const OutputShare share {
+                bounds[static_cast<std::size_t>(rank)], bounds[static_cast<std::size_t>(rank) + 1], m_host.data()};
+            // A device with no rows (more devices than tiles) still takes part in the collectives: it computes an
+            // empty range.
+            auto run = std::make_unique<DmmaRefinedRun>(table, params, share);
+            m_dmma[static_cast<std::size_t>(rank)] = run.get();
+            return run;
+        });
+        const bool anyStreamed = std::any_of(m_dmma.begin(), m_dmma.end(), [](auto* p) { return p->streamed(); });
+        if (anyStreamed) {
+            m_hostRegistered = cudaHostRegister(m_host.data(), m_host.size() * sizeof(double), cudaHostRegisterPortable)
+                == cudaSuccess;
+            if (!m_hostRegistered)
+                cudaGetLastError();
+        } else {
+            for (int rank = 0; rank < ranks(); ++rank)
+                m_dmma[static_cast<std::size_t>(rank)]->combineFlags([this, rank](unsigned int* flags, cudaStream_t s) {
+                    KS_NCCL_CHECK(device::nccl().allReduce(
+                        flags, flags + 2, 1, device::kNcclUint32, device::kNcclSum, comm(rank), s));
+                });
+        }
+    }
+    ~DmmaMultiRun() override
+    {
+        if (m_hostRegistered)
+            cudaHostUnregister(m_host.data());
+    }
+    Result fetch() override
+    {
+        team().run([&](int rank) { m_dmma[static_cast<std::size_t>(rank)]->copyOut(m_host.data()); });
+        return makeResult(m_host, m_table);
+    }
+
+private:
+    std::unique_ptr<PreparedRun> solo() override { return std::make_unique<DmmaRefinedRun>(m_table, m_params); }
+
+    const data::ExpressionTable& m_table;
+    ParamSet m_params;
+    std::vector<double> m_host; ///< the whole result: streamed parts write here during run(), the others in fetch()
+    bool m_hostRegistered = false;
+    std::vector<DmmaRefinedRun*> m_dmma; ///< the base's parts, typed
 };
 
 } // namespace
@@ -892,6 +988,11 @@ std::unique_ptr<PreparedRun> prepareThreadPerPair(const data::Dataset& d, const 
 std::unique_ptr<PreparedRun> prepareDmmaRefined(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
     return makeRun<gpu::DmmaRefinedRun>(d, p);
+}
+
+std::unique_ptr<PreparedRun> prepareDmmaRefinedMulti(const data::Dataset& d, const ParamSet& p, const RunContext& c)
+{
+    return std::make_unique<gpu::DmmaMultiRun>(d.as<data::ExpressionTable>(), p, c);
 }
 
 std::unique_ptr<PreparedRun> prepareLogsTiled(const data::Dataset& d, const ParamSet& p, const RunContext&)

@@ -19,9 +19,22 @@ struct ChunkPlan {
     bool streamed() const { return rows.size() > 1; }
 };
 
-/// Splits rows 0 … p into chunks of at most capPairs pairs, boundaries on multiples of rowAlign (a chunk of one
-/// aligned block is taken whole even when it exceeds the cap).
-ChunkPlan planChunks(std::uint64_t p, std::uint64_t capPairs, std::uint64_t rowAlign);
+/// Splits rows rowBegin … rowEnd into chunks of at most capPairs pairs, boundaries on multiples of rowAlign (a chunk
+/// of one aligned block is taken whole even when it exceeds the cap); rowBegin is a multiple of rowAlign.
+ChunkPlan planChunks(std::uint64_t rowBegin, std::uint64_t rowEnd, std::uint64_t capPairs, std::uint64_t rowAlign);
+/// The same for every row 0 … p.
+inline ChunkPlan planChunks(std::uint64_t p, std::uint64_t capPairs, std::uint64_t rowAlign)
+{
+    return planChunks(0, p, capPairs, rowAlign);
+}
+
+/// The rows of the half matrix a run computes: all of them, or a multi-device run's part, whose streamed chunks land
+/// in the whole result's host vector `host` (m_pairs values, indexed by pairIndex) instead of the run's own.
+struct OutputShare {
+    std::uint64_t rowBegin = 0;
+    std::uint64_t rowEnd = 0; ///< 0: every row
+    double* host = nullptr;
+};
 
 /// Centred logs: C[k][i] = log Y[k][i] − mean_k log Y[k][i] (N × p, row-major like Y), and sumSquares[i] =
 /// Σ_k C[k][i]². Also the feature-major copy when `transposed` is not null: p rows of `transposedStride` ≥ N
@@ -45,10 +58,11 @@ double cancellationThreshold(std::uint64_t n);
 /// After an expansion wrote rows [rowBegin, rowEnd): recomputes every listed pair directly from the feature-major
 /// centred logs (rows `transposedStride` apart), and — when more pairs were flagged than the list holds (flags[0] >
 /// capacity) — the whole chunk with the tiled kernel; flags[1] receives that overflow decision, taken on the device so
-/// the stream never waits.
+/// the stream never waits. `decisionCount`, when given, is the count that decision compares with the capacity instead
+/// of flags[0] (a multi-device run's flagged pairs summed over its devices).
 void launchRefinement(const double* transposed, std::uint64_t transposedStride, const double* centred, std::uint64_t n,
     std::uint64_t p, std::uint64_t rowBegin, std::uint64_t rowEnd, const std::uint64_t* worklist, unsigned int* flags,
-    unsigned int capacity, double* out, cudaStream_t stream);
+    unsigned int capacity, double* out, cudaStream_t stream, const unsigned int* decisionCount = nullptr);
 
 /// Base of every lrv GPU variant: Y uploaded once, the output plan, and run() = beforeChunks() then every chunk,
 /// streamed through two device buffers and a copy stream when the plan has several.
@@ -57,11 +71,16 @@ public:
     using Model = data::ExpressionTable;
 
     LrvDeviceRun(const data::ExpressionTable& table, const ParamSet& params, std::uint64_t extraDeviceBytes,
-        std::uint64_t rowAlign);
+        std::uint64_t rowAlign, OutputShare share = {});
     ~LrvDeviceRun() override;
     void run() final;
     Result fetch() override;
     std::string note() const override;
+    /// Whether the output goes to the host chunk by chunk during run() (it did not fit on the device at once).
+    bool streamed() const { return m_plan.streamed(); }
+    /// After run(): puts this run's pairs into `host` (the whole result, indexed by pairIndex); a streamed run's are
+    /// there already when its share named `host`.
+    void copyOut(double* host);
 
 protected:
     /// Work before the chunks (centred logs); enqueued on stream().
@@ -72,7 +91,9 @@ protected:
     const data::ExpressionTable& m_table;
     std::uint64_t m_n;
     std::uint64_t m_p;
-    std::uint64_t m_pairs;
+    std::uint64_t m_pairs; ///< of the whole half matrix, whatever the share
+    std::uint64_t m_rowBegin; ///< this run's rows
+    std::uint64_t m_rowEnd;
     device::DeviceBuffer<double> m_y;
 
 private:
@@ -82,6 +103,7 @@ private:
     device::Event m_computed[2];
     device::Event m_copied[2];
     std::vector<double> m_host;
+    double* m_hostBase = nullptr; ///< where streamed chunks land: m_host, or the share's host vector
     bool m_hostRegistered = false;
 };
 

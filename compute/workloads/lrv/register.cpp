@@ -32,6 +32,7 @@ PrepareSignature prepareBlockPerPair;
 PrepareSignature prepareThreadPerPair;
 PrepareSignature prepareLogsTiled;
 PrepareSignature prepareDmmaRefined;
+PrepareSignature prepareDmmaRefinedMulti;
 PrepareSignature prepareCublasGemm;
 PrepareSignature prepareCublasRefined;
 
@@ -116,6 +117,13 @@ public:
                 "m16n8k8 on Hopper, m8n8k4 before) and the lrv written from registers; cancelling pairs recomputed "
                 "directly",
                 Backend::Cuda, KS_GPU_PREPARE(prepareDmmaRefined)),
+            multiDeviceVariant("dmma_refined_multi", "Tensor-core expansion, refined, on several GPUs",
+                "dmma_refined with the triangle's rows split in blocks of equal pair counts, one per GPU, a host "
+                "thread "
+                "per GPU; each GPU writes its rows of the propr-ordered half matrix (kept on the GPU when it fits, "
+                "else streamed to the host); the refinement's fallback decided over every GPU by one ncclAllReduce; "
+                "every pair's bits equal dmma_refined's",
+                KS_GPU_PREPARE(prepareDmmaRefinedMulti)),
             gemm,
             refined,
         };

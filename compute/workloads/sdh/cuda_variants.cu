@@ -9,6 +9,7 @@
 #include "compute/device/cuda_prepared_run.cuh"
 #include "compute/device/device_info.h"
 #include "compute/device/launch.cuh"
+#include "compute/device/multi_device.cuh"
 #include "compute/workloads/sdh/device_run.cuh"
 #include "compute/workloads/sdh/sdh.h"
 
@@ -256,6 +257,12 @@ private:
 // contention between warps), else one per block, else straight to global memory; 32-bit in shared memory, added to
 // the 64-bit global histogram when the block ends (the grid is sized so no block's counts can overflow 32 bits).
 
+/// Part `part` of `parts` equal ranges of the triangle's tile pairs.
+struct TileShare {
+    int part = 0;
+    int parts = 1;
+};
+
 template <class T> struct TiledPolicy {
     static constexpr int kThreads = 256;
     /// Points of tile a held in registers by each thread: eight in float (one shared read serves eight pairs;
@@ -469,9 +476,9 @@ __device__ __forceinline__ void countTilePair(const T (&ax)[TiledPolicy<T>::kPer
 }
 
 template <class Arith, Privacy Where, class T = typename Arith::Coord>
-__global__ void __launch_bounds__(TiledPolicy<T>::kThreads)
-    tiledKernel(int n, const T* __restrict__ xs, const T* __restrict__ ys, const T* __restrict__ zs,
-        unsigned long long tilePairs, BucketParams params, int buckets, int copies, unsigned long long* histogram)
+__global__ void __launch_bounds__(TiledPolicy<T>::kThreads) tiledKernel(int n, const T* __restrict__ xs,
+    const T* __restrict__ ys, const T* __restrict__ zs, unsigned long long firstPair, unsigned long long tilePairs,
+    BucketParams params, int buckets, int copies, unsigned long long* histogram)
 {
     extern __shared__ unsigned char raw[];
     T* bx = reinterpret_cast<T*>(raw);
@@ -490,8 +497,8 @@ __global__ void __launch_bounds__(TiledPolicy<T>::kThreads)
     TiledQueue queue {};
     if constexpr (Arith::kDefers)
         queue = TiledQueue::at(reinterpret_cast<unsigned char*>(local + words), TiledPolicy<T>::kThreads / 32);
-    const unsigned long long first = tilePairs * blockIdx.x / gridDim.x;
-    const unsigned long long end = tilePairs * (blockIdx.x + 1) / gridDim.x;
+    const unsigned long long first = firstPair + tilePairs * blockIdx.x / gridDim.x;
+    const unsigned long long end = firstPair + tilePairs * (blockIdx.x + 1) / gridDim.x;
     for (unsigned long long p = first; p < end; ++p) {
         int ta = 0, tb = 0;
         tilePair(p, ta, tb);
@@ -574,7 +581,8 @@ public:
     static constexpr bool kScreened = std::is_same_v<Arith, ExactScreened>;
 
     /// `margins`: ExactScreened's screenMargins, found valid for this cloud by prepare; unused by the others.
-    TiledRun(const data::PointCloud& cloud, Buckets buckets, std::pair<float, float> margins = {})
+    /// `share`: the tile pairs this run counts, a multi-device run's part; all of them by default.
+    TiledRun(const data::PointCloud& cloud, Buckets buckets, std::pair<float, float> margins = {}, TileShare share = {})
         : SdhDeviceRun(cloud, buckets, 3 * cloud.size() * (sizeof(T) + (kScreened ? sizeof(double) : 0)))
         , m_x(cloud.size())
         , m_y(cloud.size())
@@ -634,7 +642,12 @@ public:
                 kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(TiledPolicy<T>::kSharedBudget)));
         const auto tiles
             = static_cast<unsigned long long>((cloud.size() + TiledPolicy<T>::kTile - 1) / TiledPolicy<T>::kTile);
-        m_tilePairs = tiles * (tiles + 1) / 2;
+        const unsigned long long allPairs = tiles * (tiles + 1) / 2;
+        // Equal counts of tile pairs are equal work: every tile pair but the few on the diagonal and the last tile
+        // holds kTile² point pairs.
+        m_firstPair = allPairs * static_cast<unsigned>(share.part) / static_cast<unsigned>(share.parts);
+        m_tilePairs
+            = allPairs * static_cast<unsigned>(share.part + 1) / static_cast<unsigned>(share.parts) - m_firstPair;
         const int sms = device::multiprocessorCount();
         // Enough blocks to fill the GPU, and enough that no block counts 2^31 pairs into its 32-bit copies.
         const unsigned long long pairsPerTilePair
@@ -688,8 +701,8 @@ private:
     }
     template <Privacy Where> void launchAs()
     {
-        tiledKernel<Arith, Where><<<m_blocks, TiledPolicy<T>::kThreads, m_sharedBytes, stream()>>>(
-            n(), m_x.data(), m_y.data(), m_z.data(), m_tilePairs, m_params, bucketCount(), m_copies, histogram());
+        tiledKernel<Arith, Where><<<m_blocks, TiledPolicy<T>::kThreads, m_sharedBytes, stream()>>>(n(), m_x.data(),
+            m_y.data(), m_z.data(), m_firstPair, m_tilePairs, m_params, bucketCount(), m_copies, histogram());
         KS_CUDA_CHECK_LAUNCH("tiledKernel");
     }
 
@@ -699,8 +712,50 @@ private:
     Privacy m_where = Privacy::Global;
     int m_copies = 0;
     std::size_t m_sharedBytes = 0;
+    unsigned long long m_firstPair = 0;
     unsigned long long m_tilePairs = 0;
     unsigned m_blocks = 0;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// tiled_f32_multi: tiled_f32 over every device of the run. The triangle's tile pairs are dealt out in equal ranges,
+// one per device; each device counts its range into its own 64-bit histogram, and one ncclAllReduce sums them. A
+// pair is counted by the same arithmetic on whichever device holds it, so the counts equal tiled_f32's.
+
+class TiledMultiRun final : public device::MultiDeviceRun {
+public:
+    TiledMultiRun(const data::PointCloud& cloud, Buckets buckets, const RunContext& context)
+        : MultiDeviceRun(context, "tiled_f32")
+        , m_cloud(cloud)
+        , m_buckets(buckets)
+    {
+        m_histograms.resize(static_cast<std::size_t>(ranks()));
+        makeParts([&](int rank) {
+            auto run = std::make_unique<TiledRun<Approx>>(
+                cloud, buckets, std::pair<float, float> {}, TileShare {rank, ranks()});
+            m_histograms[static_cast<std::size_t>(rank)] = run->histogramData();
+            return run;
+        });
+    }
+    Result fetch() override
+    {
+        Result result;
+        team().run([&](int) { result = part(0).fetch(); }, 1);
+        return result;
+    }
+
+private:
+    void combine(int rank) override
+    {
+        unsigned long long* counts = m_histograms[static_cast<std::size_t>(rank)];
+        KS_NCCL_CHECK(device::nccl().allReduce(counts, counts, m_buckets.count, device::kNcclUint64, device::kNcclSum,
+            comm(rank), part(rank).workStream()));
+    }
+    std::unique_ptr<PreparedRun> solo() override { return std::make_unique<TiledRun<Approx>>(m_cloud, m_buckets); }
+
+    const data::PointCloud& m_cloud;
+    Buckets m_buckets;
+    std::vector<unsigned long long*> m_histograms; ///< per rank, on its device
 };
 
 } // namespace
@@ -746,6 +801,11 @@ std::unique_ptr<PreparedRun> prepareSharedLrSoa(const data::Dataset& d, const Pa
 std::unique_ptr<PreparedRun> prepareTiledF32(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
     return makeRun<gpu::TiledRun<gpu::Approx>>(d, bucketsOf(d, p));
+}
+
+std::unique_ptr<PreparedRun> prepareTiledF32Multi(const data::Dataset& d, const ParamSet& p, const RunContext& c)
+{
+    return std::make_unique<gpu::TiledMultiRun>(d.as<data::PointCloud>(), bucketsOf(d, p), c);
 }
 
 std::unique_ptr<PreparedRun> prepareTiledF64Exact(const data::Dataset& d, const ParamSet& p, const RunContext&)

@@ -43,6 +43,9 @@ public:
         return makeResult(std::vector<std::uint64_t>(counts.begin(), counts.end()));
     }
 
+    /// The device histogram (a multi-device run sums its parts' in place).
+    unsigned long long* histogramData() { return m_histogram.data(); }
+
 protected:
     virtual void launch() = 0;
 

@@ -18,6 +18,7 @@ PrepareSignature prepareSharedLrLocal;
 PrepareSignature prepareSharedLrCopies;
 PrepareSignature prepareSharedLrSoa;
 PrepareSignature prepareTiledF32;
+PrepareSignature prepareTiledF32Multi;
 PrepareSignature prepareTiledF64Exact;
 
 namespace {
@@ -71,6 +72,10 @@ public:
                 "the reference's double arithmetic; counts equal the reference's",
                 Backend::Cuda, KS_GPU_PREPARE(prepareTiledF64Exact))
                 .exact("l1_pairs"),
+            multiDeviceVariant("tiled_f32_multi", "Tiled float32 on several GPUs",
+                "tiled_f32's tile pairs dealt out in equal ranges over the run's GPUs, a host thread per GPU, each "
+                "GPU's 64-bit histogram summed by one ncclAllReduce; counts equal tiled_f32's",
+                KS_GPU_PREPARE(prepareTiledF32Multi)),
         };
     }
 
