@@ -49,8 +49,9 @@ ChunkPlan planChunks(std::uint64_t rowBegin, std::uint64_t p, std::uint64_t capP
 }
 
 LrvDeviceRun::LrvDeviceRun(const data::ExpressionTable& table, const ParamSet& params, std::uint64_t extraDeviceBytes,
-    std::uint64_t rowAlign, OutputShare share)
+    std::uint64_t rowAlign, ModeSupport support, OutputShare share)
     : m_table(table)
+    , m_mode(modeOf(table, params))
     , m_n(table.samples)
     , m_p(table.features)
     , m_pairs(pairCount(table.features))
@@ -59,8 +60,14 @@ LrvDeviceRun::LrvDeviceRun(const data::ExpressionTable& table, const ParamSet& p
 {
     if (m_n < 2 || m_p < 2)
         throw SkipRun("lrv needs at least two samples and two features");
-    if (const Mode mode = modeOf(table, params); mode.weighted || mode.transformed())
-        skipMode(mode, "reference and cpu_openmp");
+    if ((m_mode.weighted && support != ModeSupport::All) || (m_mode.transformed() && support == ModeSupport::LogOnly))
+        skipMode(m_mode,
+            m_mode.weighted ? "reference, cpu_openmp and thread_per_pair"
+                            : "reference, cpu_openmp, thread_per_pair, logs_tiled, dmma_refined (and _multi) and the "
+                              "cuBLAS variants");
+    const bool uploadFull = m_mode.transformed() && !table.reference.empty();
+    if (m_mode.transformed())
+        extraDeviceBytes += m_p * sizeof(double) + (uploadFull ? table.reference.size() * sizeof(double) : 0);
     const std::uint64_t inputBytes = m_n * m_p * sizeof(double);
     std::uint64_t capBytes = deviceOutputCapBytes(params);
     if (capBytes == 0) {
@@ -77,7 +84,15 @@ LrvDeviceRun::LrvDeviceRun(const data::ExpressionTable& table, const ParamSet& p
     device::requireDeviceMemory(inputBytes + extraDeviceBytes + buffers * m_plan.maxPairs * sizeof(double),
         "lrv on " + std::to_string(m_n) + " samples × " + std::to_string(m_p) + " features");
     m_y = device::DeviceBuffer<double>(m_n * m_p);
-    timedUpload([&] { m_y.uploadAsync(table.values, stream()); });
+    if (uploadFull)
+        m_full = device::DeviceBuffer<double>(table.reference.size());
+    if (m_mode.transformed())
+        m_scale = device::DeviceBuffer<double>(m_p);
+    timedUpload([&] {
+        m_y.uploadAsync(table.values, stream());
+        if (uploadFull)
+            m_full.uploadAsync(table.reference, stream());
+    });
     for (int b = 0; b < buffers; ++b) {
         m_out[b] = device::DeviceBuffer<double>(m_plan.maxPairs);
         m_out[b].fillBytesAsync(0xff, stream()); // NaN: an unwritten pair shows
@@ -93,6 +108,18 @@ LrvDeviceRun::LrvDeviceRun(const data::ExpressionTable& table, const ParamSet& p
         if (!m_hostRegistered)
             cudaGetLastError();
     }
+}
+
+void LrvDeviceRun::launchCentred(
+    double* centred, double* sumSquares, double* transposed, std::uint64_t transposedStride)
+{
+    if (!m_mode.transformed()) {
+        launchCentredLogs(m_y.data(), m_n, m_p, centred, sumSquares, transposed, transposedStride, stream());
+        return;
+    }
+    launchFeatureScales(fullValues(), m_table.fullSamples(), m_p, m_mode.alpha, m_scale.data(), stream());
+    launchCentredPowers(m_y.data(), m_n, m_p, m_mode.alpha, m_scale.data(), centred, sumSquares, transposed,
+        transposedStride, stream());
 }
 
 LrvDeviceRun::~LrvDeviceRun()
@@ -185,11 +212,13 @@ __device__ double sumOverRows(double value, double (&partial)[CentredLogsPolicy:
     return total;
 }
 
-/// 32 features per block, their samples split over 8 warps: logs into C and their mean, then centre and sum
-/// squares (two passes, accurate). Each thread rereads only what it wrote itself. The feature-major copy has rows of
-/// `stride` ≥ n samples, the padding zeroed.
-__global__ void __launch_bounds__(CentredLogsPolicy::kThreads) centredLogsKernel(const double* __restrict__ y,
-    std::uint64_t n, std::uint64_t p, double* centred, double* sumSquares, double* transposed, std::uint64_t stride)
+/// 32 features per block, their samples split over 8 warps: logs (or, kPower, y^alpha · scale[i]) into C and their
+/// mean, then centre and sum squares (two passes, accurate). Each thread rereads only what it wrote itself. The
+/// feature-major copy has rows of `stride` ≥ n samples, the padding zeroed.
+template <bool kPower>
+__global__ void __launch_bounds__(CentredLogsPolicy::kThreads)
+    centredFeaturesKernel(const double* __restrict__ y, std::uint64_t n, std::uint64_t p, double alpha,
+        const double* __restrict__ scale, double* centred, double* sumSquares, double* transposed, std::uint64_t stride)
 {
     __shared__ double partial[CentredLogsPolicy::kRows][CentredLogsPolicy::kFeatures];
     const int tx = threadIdx.x % CentredLogsPolicy::kFeatures;
@@ -197,9 +226,10 @@ __global__ void __launch_bounds__(CentredLogsPolicy::kThreads) centredLogsKernel
     const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * CentredLogsPolicy::kFeatures + tx;
     const bool active = i < p;
     double sum = 0.0;
+    const double featureScale = kPower && active ? scale[i] : 1.0;
     if (active)
         for (std::uint64_t k = ty; k < n; k += CentredLogsPolicy::kRows) {
-            const double l = log(y[k * p + i]);
+            const double l = kPower ? pow(y[k * p + i], alpha) * featureScale : log(y[k * p + i]);
             centred[k * p + i] = l;
             sum += l;
         }
@@ -220,14 +250,49 @@ __global__ void __launch_bounds__(CentredLogsPolicy::kThreads) centredLogsKernel
     if (active && ty == 0)
         sumSquares[i] = total;
 }
+
+/// scale[i] = nf / (alpha · Σ_k full[k][i]^alpha), with centredFeaturesKernel's layout of threads.
+__global__ void __launch_bounds__(CentredLogsPolicy::kThreads)
+    featureScalesKernel(const double* __restrict__ full, std::uint64_t nf, std::uint64_t p, double alpha, double* scale)
+{
+    __shared__ double partial[CentredLogsPolicy::kRows][CentredLogsPolicy::kFeatures];
+    const int tx = threadIdx.x % CentredLogsPolicy::kFeatures;
+    const int ty = threadIdx.x / CentredLogsPolicy::kFeatures;
+    const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * CentredLogsPolicy::kFeatures + tx;
+    double sum = 0.0;
+    if (i < p)
+        for (std::uint64_t k = ty; k < nf; k += CentredLogsPolicy::kRows)
+            sum += pow(full[k * p + i], alpha);
+    const double total = sumOverRows(sum, partial);
+    if (i < p && ty == 0)
+        scale[i] = static_cast<double>(nf) / (alpha * total);
+}
 } // namespace
 
 void launchCentredLogs(const double* y, std::uint64_t n, std::uint64_t p, double* centred, double* sumSquares,
     double* transposed, std::uint64_t transposedStride, cudaStream_t stream)
 {
-    centredLogsKernel<<<device::blocksFor(p, CentredLogsPolicy::kFeatures), CentredLogsPolicy::kThreads, 0, stream>>>(
-        y, n, p, centred, sumSquares, transposed, transposedStride);
-    KS_CUDA_CHECK_LAUNCH("centredLogsKernel");
+    centredFeaturesKernel<false>
+        <<<device::blocksFor(p, CentredLogsPolicy::kFeatures), CentredLogsPolicy::kThreads, 0, stream>>>(
+            y, n, p, 0.0, nullptr, centred, sumSquares, transposed, transposedStride);
+    KS_CUDA_CHECK_LAUNCH("centredFeaturesKernel<log>");
+}
+
+void launchCentredPowers(const double* y, std::uint64_t n, std::uint64_t p, double alpha, const double* scale,
+    double* centred, double* sumSquares, double* transposed, std::uint64_t transposedStride, cudaStream_t stream)
+{
+    centredFeaturesKernel<true>
+        <<<device::blocksFor(p, CentredLogsPolicy::kFeatures), CentredLogsPolicy::kThreads, 0, stream>>>(
+            y, n, p, alpha, scale, centred, sumSquares, transposed, transposedStride);
+    KS_CUDA_CHECK_LAUNCH("centredFeaturesKernel<power>");
+}
+
+void launchFeatureScales(
+    const double* full, std::uint64_t nf, std::uint64_t p, double alpha, double* scale, cudaStream_t stream)
+{
+    featureScalesKernel<<<device::blocksFor(p, CentredLogsPolicy::kFeatures), CentredLogsPolicy::kThreads, 0, stream>>>(
+        full, nf, p, alpha, scale);
+    KS_CUDA_CHECK_LAUNCH("featureScalesKernel");
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -790,12 +855,107 @@ __global__ void __launch_bounds__(ThreadPerPairPolicy::kThreads) threadPerPairKe
     }
 }
 
+/// x = log y, or y^alpha (times scale[i] when given), for every cell of an n × p table.
+__global__ void transformKernel(const double* __restrict__ y, std::uint64_t cells, std::uint64_t p, double alpha,
+    const double* __restrict__ scale, double* __restrict__ x)
+{
+    const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+    for (std::uint64_t c = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; c < cells; c += stride)
+        x[c] = alpha == 0.0 ? log(y[c]) : pow(y[c], alpha) * (scale ? scale[c % p] : 1.0);
+}
+
+/// propr's other modes, a thread per pair: with kPairMeans the pair's scaling means of Yfull^a weighted by
+/// Wfull_i·Wfull_j (a pass over the nf reference samples), then the weighted mean of the pair's differences and the
+/// weighted squared deviations (two passes over the n samples; w ≡ 1 when !kWeighted). x is log y, y^a, or y^a
+/// already scaled by 1/(m_i·a) (unweighted alpha); divisor is a² for weighted alpha, else 1.
+template <bool kWeighted, bool kPairMeans>
+__global__ void __launch_bounds__(ThreadPerPairPolicy::kThreads)
+    modesPerPairKernel(const double* __restrict__ x, const double* __restrict__ w, const double* __restrict__ xFull,
+        const double* __restrict__ wFull, std::uint64_t n, std::uint64_t nf, std::uint64_t p, double divisor,
+        std::uint64_t pairBegin, std::uint64_t pairEnd, double* __restrict__ out)
+{
+    const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+    for (std::uint64_t q = pairBegin + static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; q < pairEnd;
+         q += stride) {
+        std::uint64_t i = 0, j = 0;
+        pairAt(q, i, j);
+        double si = 1.0, sj = 1.0;
+        if (kPairMeans) {
+            double weight = 0.0, sumI = 0.0, sumJ = 0.0;
+            for (std::uint64_t k = 0; k < nf; ++k) {
+                const double wk = wFull[k * p + i] * wFull[k * p + j];
+                weight += wk;
+                sumI = fma(wk, xFull[k * p + i], sumI);
+                sumJ = fma(wk, xFull[k * p + j], sumJ);
+            }
+            si = weight / sumI;
+            sj = weight / sumJ;
+        }
+        double weight = 0.0, weight2 = 0.0, sum = 0.0;
+        for (std::uint64_t k = 0; k < n; ++k) {
+            const double wk = kWeighted ? w[k * p + i] * w[k * p + j] : 1.0;
+            weight += wk;
+            weight2 = fma(wk, wk, weight2);
+            sum = fma(wk, x[k * p + i] * si - x[k * p + j] * sj, sum);
+        }
+        const double mean = sum / weight;
+        double squares = 0.0;
+        for (std::uint64_t k = 0; k < n; ++k) {
+            const double wk = kWeighted ? w[k * p + i] * w[k * p + j] : 1.0;
+            const double e = x[k * p + i] * si - x[k * p + j] * sj - mean;
+            squares = fma(wk * e, e, squares);
+        }
+        out[q - pairBegin] = squares * weight / ((weight * weight - weight2) * divisor);
+    }
+}
+
+/// Device bytes thread_per_pair needs beside Y for its mode: x, W, and for weighted alpha Yfull^a and Wfull.
+std::uint64_t threadPerPairBytes(const data::ExpressionTable& t, const ParamSet& params)
+{
+    const Mode mode = modeOf(t, params);
+    if (!mode.weighted && !mode.transformed())
+        return 0;
+    const std::uint64_t cells = t.values.size();
+    const std::uint64_t full = mode.weighted && mode.transformed() ? 2 * t.fullValues().size() : 0;
+    return (cells * (mode.weighted ? 2 : 1) + full) * sizeof(double);
+}
+
 class ThreadPerPairRun final : public LrvDeviceRun {
 public:
     ThreadPerPairRun(const data::ExpressionTable& table, const ParamSet& params)
-        : LrvDeviceRun(table, params, 0, 1)
+        : LrvDeviceRun(table, params, threadPerPairBytes(table, params), 1, ModeSupport::All)
         , m_sms(device::multiprocessorCount())
     {
+        if (!m_mode.weighted && !m_mode.transformed())
+            return; // the log-ratio from Y directly
+        // Allocated before the timed upload, which times copies only.
+        m_x = device::DeviceBuffer<double>(m_n * m_p);
+        const bool pairMeans = m_mode.weighted && m_mode.transformed();
+        if (m_mode.weighted)
+            m_w = device::DeviceBuffer<double>(m_n * m_p);
+        if (pairMeans) {
+            m_xFull = device::DeviceBuffer<double>(table.fullValues().size());
+            m_wFull = device::DeviceBuffer<double>(table.fullWeights().size());
+        }
+        timedUpload([&] {
+            if (m_mode.weighted)
+                m_w.uploadAsync(table.weights, stream());
+            if (pairMeans)
+                m_wFull.uploadAsync(table.fullWeights(), stream());
+        });
+    }
+    void beforeChunks() override
+    {
+        if (!m_mode.weighted && !m_mode.transformed())
+            return;
+        const double* scale = nullptr;
+        if (!m_mode.weighted) { // unweighted alpha: x = y^a / (m_i·a), m_i over Yfull
+            launchFeatureScales(fullValues(), m_table.fullSamples(), m_p, m_mode.alpha, m_scale.data(), stream());
+            scale = m_scale.data();
+        }
+        launchTransform(m_y.data(), m_n * m_p, scale, m_x.data());
+        if (m_xFull.size() != 0)
+            launchTransform(fullValues(), m_xFull.size(), nullptr, m_xFull.data());
     }
     void computeChunk(std::uint64_t rowBegin, std::uint64_t rowEnd, double* out) override
     {
@@ -805,13 +965,40 @@ public:
             return;
         const unsigned blocks = device::blocksFor(count, ThreadPerPairPolicy::kThreads,
             static_cast<std::uint64_t>(m_sms) * ThreadPerPairPolicy::kBlocksPerSm * ThreadPerPairPolicy::kWaves);
-        threadPerPairKernel<<<blocks, ThreadPerPairPolicy::kThreads, 0, stream()>>>(
-            m_y.data(), m_n, m_p, begin, begin + count, out);
-        KS_CUDA_CHECK_LAUNCH("threadPerPairKernel");
+        if (!m_mode.weighted && !m_mode.transformed()) {
+            threadPerPairKernel<<<blocks, ThreadPerPairPolicy::kThreads, 0, stream()>>>(
+                m_y.data(), m_n, m_p, begin, begin + count, out);
+            KS_CUDA_CHECK_LAUNCH("threadPerPairKernel");
+        } else if (!m_mode.weighted) {
+            modesPerPairKernel<false, false><<<blocks, ThreadPerPairPolicy::kThreads, 0, stream()>>>(
+                m_x.data(), nullptr, nullptr, nullptr, m_n, 0, m_p, 1.0, begin, begin + count, out);
+            KS_CUDA_CHECK_LAUNCH("modesPerPairKernel<alpha>");
+        } else if (!m_mode.transformed()) {
+            modesPerPairKernel<true, false><<<blocks, ThreadPerPairPolicy::kThreads, 0, stream()>>>(
+                m_x.data(), m_w.data(), nullptr, nullptr, m_n, 0, m_p, 1.0, begin, begin + count, out);
+            KS_CUDA_CHECK_LAUNCH("modesPerPairKernel<weighted>");
+        } else {
+            modesPerPairKernel<true, true><<<blocks, ThreadPerPairPolicy::kThreads, 0, stream()>>>(m_x.data(),
+                m_w.data(), m_xFull.data(), m_wFull.data(), m_n, m_table.fullSamples(), m_p,
+                m_mode.alpha * m_mode.alpha, begin, begin + count, out);
+            KS_CUDA_CHECK_LAUNCH("modesPerPairKernel<weighted alpha>");
+        }
     }
 
 private:
+    void launchTransform(const double* y, std::uint64_t cells, const double* scale, double* x)
+    {
+        const unsigned blocks = device::blocksFor(cells, ThreadPerPairPolicy::kThreads,
+            static_cast<std::uint64_t>(m_sms) * ThreadPerPairPolicy::kBlocksPerSm * ThreadPerPairPolicy::kWaves);
+        transformKernel<<<blocks, ThreadPerPairPolicy::kThreads, 0, stream()>>>(y, cells, m_p, m_mode.alpha, scale, x);
+        KS_CUDA_CHECK_LAUNCH("transformKernel");
+    }
+
     int m_sms;
+    device::DeviceBuffer<double> m_x; ///< log y, y^a, or y^a / (m_i·a)
+    device::DeviceBuffer<double> m_w; ///< W
+    device::DeviceBuffer<double> m_xFull; ///< Yfull^a (weighted alpha)
+    device::DeviceBuffer<double> m_wFull; ///< Wfull (weighted alpha)
 };
 
 // -----------------------------------------------------------------------------------------------------------
@@ -820,15 +1007,13 @@ private:
 class LogsTiledRun final : public LrvDeviceRun {
 public:
     LogsTiledRun(const data::ExpressionTable& table, const ParamSet& params)
-        : LrvDeviceRun(table, params, (table.samples + 1) * table.features * sizeof(double), TilePolicy::kTile)
+        : LrvDeviceRun(table, params, (table.samples + 1) * table.features * sizeof(double), TilePolicy::kTile,
+            ModeSupport::Unweighted)
         , m_centred(m_n * m_p)
         , m_sumSquares(m_p)
     {
     }
-    void beforeChunks() override
-    {
-        launchCentredLogs(m_y.data(), m_n, m_p, m_centred.data(), m_sumSquares.data(), nullptr, 0, stream());
-    }
+    void beforeChunks() override { launchCentred(m_centred.data(), m_sumSquares.data(), nullptr, 0); }
     void computeChunk(std::uint64_t rowBegin, std::uint64_t rowEnd, double* out) override
     {
         launchTiledPairs(m_centred.data(), m_n, m_p, rowBegin, rowEnd, out, nullptr, stream());
@@ -849,7 +1034,7 @@ public:
 
     DmmaRefinedRun(const data::ExpressionTable& table, const ParamSet& params, OutputShare share = {})
         : LrvDeviceRun(table, params, (table.samples + dmmaStride(table.samples) + 1) * table.features * sizeof(double),
-            DmmaPolicy::kTile, share)
+            DmmaPolicy::kTile, ModeSupport::Unweighted, share)
         , m_stride(dmmaStride(m_n))
         , m_centred(m_n * m_p)
         , m_transposed(m_stride * m_p)
@@ -867,8 +1052,7 @@ public:
     }
     void beforeChunks() override
     {
-        launchCentredLogs(
-            m_y.data(), m_n, m_p, m_centred.data(), m_sumSquares.data(), m_transposed.data(), m_stride, stream());
+        launchCentred(m_centred.data(), m_sumSquares.data(), m_transposed.data(), m_stride);
     }
     void computeChunk(std::uint64_t rowBegin, std::uint64_t rowEnd, double* out) override
     {

@@ -55,7 +55,7 @@ std::uint64_t panelRows(std::uint64_t p)
 class CublasExpansionRun final : public LrvDeviceRun {
 public:
     CublasExpansionRun(const data::ExpressionTable& table, const ParamSet& params, bool refine)
-        : LrvDeviceRun(table, params, extraBytes(table, refine), GemmPolicy::kRowAlign)
+        : LrvDeviceRun(table, params, extraBytes(table, refine), GemmPolicy::kRowAlign, ModeSupport::Unweighted)
         , m_refine(refine)
         , m_rows(panelRows(m_p))
         , m_centred(m_n * m_p)
@@ -75,8 +75,7 @@ public:
 
     void beforeChunks() override
     {
-        launchCentredLogs(m_y.data(), m_n, m_p, m_centred.data(), m_sumSquares.data(),
-            m_refine ? m_transposed.data() : nullptr, m_n, stream());
+        launchCentred(m_centred.data(), m_sumSquares.data(), m_refine ? m_transposed.data() : nullptr, m_n);
     }
 
     void computeChunk(std::uint64_t rowBegin, std::uint64_t rowEnd, double* out) override

@@ -42,6 +42,16 @@ struct OutputShare {
 void launchCentredLogs(const double* y, std::uint64_t n, std::uint64_t p, double* centred, double* sumSquares,
     double* transposed, std::uint64_t transposedStride, cudaStream_t stream);
 
+/// Centred features for the alpha transform: C[k][i] = x_ki − mean_k x_ki with x_ki = Y[k][i]^alpha · scale[i]
+/// (scale[i] = 1 / (m_i·alpha), m_i the mean of Yfull^alpha's feature i, from launchFeatureScales), so that
+/// Σ_k (C[k][i] − C[k][j])² / (N − 1) is the alpha lrv; otherwise as launchCentredLogs.
+void launchCentredPowers(const double* y, std::uint64_t n, std::uint64_t p, double alpha, const double* scale,
+    double* centred, double* sumSquares, double* transposed, std::uint64_t transposedStride, cudaStream_t stream);
+
+/// scale[i] = nf / (alpha · Σ_k full[k][i]^alpha) for the nf × p table `full` (Yfull, or Y itself).
+void launchFeatureScales(
+    const double* full, std::uint64_t nf, std::uint64_t p, double alpha, double* scale, cudaStream_t stream);
+
 /// The direct register-tiled kernel for rows [rowBegin, rowEnd) (rowBegin a multiple of 64): writes
 /// Σ_k (C[k][i] − C[k][j])² / (N − 1) for every pair in those rows to out[pairIndex(i, j) − rowStart(rowBegin)].
 /// When `onlyIf` is not null the launch does nothing unless *onlyIf is non-zero (a device-side decision).
@@ -64,14 +74,22 @@ void launchRefinement(const double* transposed, std::uint64_t transposedStride, 
     std::uint64_t p, std::uint64_t rowBegin, std::uint64_t rowEnd, const std::uint64_t* worklist, unsigned int* flags,
     unsigned int capacity, double* out, cudaStream_t stream, const unsigned int* decisionCount = nullptr);
 
+/// Which of propr's modes (lrv.h's Mode) a GPU variant computes; the others it skips, naming who computes them.
+enum class ModeSupport {
+    LogOnly, ///< the unweighted log-ratio lrv
+    Unweighted, ///< and the alpha transform, through centred features (launchCentred)
+    All, ///< and the weighted modes
+};
+
 /// Base of every lrv GPU variant: Y uploaded once, the output plan, and run() = beforeChunks() then every chunk,
-/// streamed through two device buffers and a copy stream when the plan has several.
+/// streamed through two device buffers and a copy stream when the plan has several. With the alpha transform the
+/// reference Yfull (when one was given) is uploaded too, and the feature scales have a buffer.
 class LrvDeviceRun : public device::CudaPreparedRun {
 public:
     using Model = data::ExpressionTable;
 
     LrvDeviceRun(const data::ExpressionTable& table, const ParamSet& params, std::uint64_t extraDeviceBytes,
-        std::uint64_t rowAlign, OutputShare share = {});
+        std::uint64_t rowAlign, ModeSupport support = ModeSupport::LogOnly, OutputShare share = {});
     ~LrvDeviceRun() override;
     void run() final;
     Result fetch() override;
@@ -87,14 +105,22 @@ protected:
     virtual void beforeChunks() { }
     /// Enqueues the pairs of rows [rowBegin, rowEnd) into out (index relative to rowStart(rowBegin)).
     virtual void computeChunk(std::uint64_t rowBegin, std::uint64_t rowEnd, double* out) = 0;
+    /// The centred features of an unweighted mode, enqueued on stream(): logs (launchCentredLogs), or with alpha the
+    /// feature scales from Yfull then launchCentredPowers.
+    void launchCentred(double* centred, double* sumSquares, double* transposed, std::uint64_t transposedStride);
+    /// Yfull on the device: the uploaded reference, or Y.
+    const double* fullValues() const { return m_full.size() != 0 ? m_full.data() : m_y.data(); }
 
     const data::ExpressionTable& m_table;
+    Mode m_mode;
     std::uint64_t m_n;
     std::uint64_t m_p;
     std::uint64_t m_pairs; ///< of the whole half matrix, whatever the share
     std::uint64_t m_rowBegin; ///< this run's rows
     std::uint64_t m_rowEnd;
     device::DeviceBuffer<double> m_y;
+    device::DeviceBuffer<double> m_full; ///< the reference Yfull, uploaded with alpha when one was given
+    device::DeviceBuffer<double> m_scale; ///< p feature scales with alpha: 1 / (m_i·alpha)
 
 private:
     ChunkPlan m_plan;
