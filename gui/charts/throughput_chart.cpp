@@ -15,6 +15,8 @@ namespace ks::gui {
 
 namespace {
 constexpr double kBarWidth = 0.6;
+/// Up to this many bars, each is labelled "12.3% of GB/s ceiling"; beyond, "12.3%" (the long labels overlap).
+constexpr std::size_t kLongLabelBars = 4;
 /// Head room above the tallest bar or ceiling for the labels written over them.
 constexpr double kHeadRoom = 1.18;
 /// How far above a bar's top the pointer still reaches the bar's tooltip: the % label written there.
@@ -260,10 +262,14 @@ void ThroughputChart::rebuild()
             // A cache-resident bandwidth run is starred as in the results table and the CLI, under 100 % too: its
             // share is of a DRAM ceiling it was not bound by.
             const bool resident = metric == Metric::GbPerS && s.cacheResident.value_or(false);
-            QString text = tr("%1%%2 of %3 ceiling")
-                               .arg(bar.pctOfCeiling, 0, 'f', 1)
-                               .arg(resident ? QStringLiteral("*") : QString())
-                               .arg(unit);
+            // Beyond a few bars the long form runs into its neighbours: the share alone, the unit being on the axis
+            // and the ceiling's line (and in the tooltip).
+            QString text = rowByVariant.size() > kLongLabelBars
+                ? tr("%1%%2").arg(bar.pctOfCeiling, 0, 'f', 1).arg(resident ? QStringLiteral("*") : QString())
+                : tr("%1%%2 of %3 ceiling")
+                      .arg(bar.pctOfCeiling, 0, 'f', 1)
+                      .arg(resident ? QStringLiteral("*") : QString())
+                      .arg(unit);
             if (bar.aboveCeiling)
                 text += QLatin1Char('\n') + tr("above ceiling: in cache?");
             if (over)

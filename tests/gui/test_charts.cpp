@@ -552,6 +552,27 @@ TEST(SpeedupChart, APinnedBaselineFileOverlaysItsOwnSpeedups)
 
 // ---------------------------------------------------------------------------------------------------- throughput
 
+TEST(ThroughputChart, ManyBarsAreLabelledWithTheShareAloneSoTheLabelsDoNotRunTogether)
+{
+    ResultsModel model;
+    ThroughputChart chart(&model);
+    for (int k = 0; k < 6; ++k) {
+        Summary s = makeRun("r" + std::to_string(k), "v" + std::to_string(k), 4096, 1.0);
+        s.bytes = 8.0 * static_cast<double>(s.size);
+        s.gbPerS = 100.0 * (k + 1);
+        s.peakKind = "read_bandwidth";
+        s.peakValue = 4000.0;
+        s.pctOfPeak = 2.5 * (k + 1);
+        model.addSummary(s);
+    }
+    chart.rebuildNow();
+    const QStringList labels = texts(chart.plot());
+    EXPECT_TRUE(labels.contains(QStringLiteral("2.5%"))) << labels.join('|').toStdString();
+    EXPECT_TRUE(labels.contains(QStringLiteral("15.0%"))) << labels.join('|').toStdString();
+    EXPECT_TRUE(labels.filter(QStringLiteral("% of GB/s ceiling")).isEmpty()) << labels.join('|').toStdString();
+    EXPECT_TRUE(labels.contains(QStringLiteral("measured read ceiling 4000 GB/s"))) << labels.join('|').toStdString();
+}
+
 TEST(ThroughputChart, BarsOfTheLatestSizeAgainstTheCeiling)
 {
     ResultsModel model;
