@@ -358,14 +358,17 @@ struct ExactScreened {
         asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(d) : "f"(d2));
         const float q = d * p.inverseWidth;
         const float margin = fmaf(p.relMargin, q, p.absMargin);
-        // ⌊q − margin⌋ and ⌊q + margin⌋ in the mantissa (as tiled_f32 takes ⌊q⌋), each clamped to the last bucket:
-        // equal, they are the reference's bucket. Past 2^23 the mantissa no longer holds ⌊·⌋, but stays at or above
-        // 2^23 > last (screenMargins requires it), so the clamp still decides.
-        unsigned low = __float_as_uint(__fadd_rd(q - margin, 8388608.0f)) - 0x4B000000u;
-        unsigned high = __float_as_uint(__fadd_rd(q + margin, 8388608.0f)) - 0x4B000000u;
-        low = low < p.last ? low : p.last;
-        high = high < p.last ? high : p.last;
-        return low == high ? low : kDeferred;
+        // ⌊q⌋ in the mantissa, as tiled_f32 takes it, and q's distance above it, exact (t − 2^23 is ⌊q⌋ exactly, and
+        // q − ⌊q⌋ is exact below 2^23). Farther than the margin from both edges, ⌊q − margin⌋ = ⌊q + margin⌋ = ⌊q⌋:
+        // the reference's bucket, clamped to the last as the reference clamps; 1 − margin is rounded down so the
+        // test never passes a pair it should not. Past 2^23 (q ≥ 2^23 > last, screenMargins requires it) ⌊q⌋ only
+        // grows, and the clamp decides; a pair the test defers there is placed in double, still exactly.
+        const float t = __fadd_rd(q, 8388608.0f);
+        const float frac = q - (t - 8388608.0f);
+        if (!(frac > margin && frac < __fsub_rd(1.0f, margin)))
+            return kDeferred;
+        const unsigned b = __float_as_uint(t) - 0x4B000000u;
+        return b < p.last ? b : p.last;
     }
 };
 
