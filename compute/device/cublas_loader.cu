@@ -52,14 +52,8 @@ void throwOnCublasError(cublasStatus_t status, const char* expression, const cha
 {
     if (status == CUBLAS_STATUS_SUCCESS)
         return;
-    std::string where = file;
-    if (auto pos = where.rfind("/compute/"); pos != std::string::npos)
-        where = where.substr(pos + 1);
     const char* text = load().api.statusString ? load().api.statusString(status) : "unknown cuBLAS status";
-    // The library's status hides a broken context behind "execution failed": ask CUDA.
-    const std::string broken = brokenContextCause();
-    throw ComputeError(
-        std::string(text) + " in " + expression + " at " + where + ":" + std::to_string(line), !broken.empty(), broken);
+    throwLibraryError(std::string(text), expression, file, line);
 }
 
 CublasHandle::CublasHandle(cudaStream_t stream)

@@ -111,4 +111,10 @@ void requireDeviceMemory(std::size_t bytes, const std::string& what)
         throw DeviceOutOfMemory(what + ": " + deviceMemoryShortfall(bytes, freeBytes, totalBytes));
 }
 
+void throwLibraryError(const std::string& text, const char* expression, const char* file, int line)
+{
+    const std::string broken = brokenContextCause();
+    throw ComputeError(text + " in " + expression + " at " + placeOf(file, line), !broken.empty(), broken);
+}
+
 } // namespace ks::device

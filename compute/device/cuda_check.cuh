@@ -26,6 +26,10 @@ void throwOnAllocationError(cudaError_t error, std::size_t bytes, const char* ex
 /// the sticky error behind it, or empty when the context is still whole (a non-sticky error found is cleared).
 std::string brokenContextCause();
 
+/// Throws ComputeError for a vendor library's failed call: "`text` in `expression` at compute/….cu:`line`", sticky
+/// with CUDA's cause when the context is broken (a library's status hides that behind "execution failed").
+[[noreturn]] void throwLibraryError(const std::string& text, const char* expression, const char* file, int line);
+
 } // namespace ks::device
 
 /// Checks a CUDA runtime call: throws ComputeError with the expression, file, line and CUDA's message.

@@ -80,14 +80,8 @@ void throwOnCudnnError(cudnnStatus_t status, const char* expression, const char*
 {
     if (status == CUDNN_STATUS_SUCCESS)
         return;
-    std::string where = file;
-    if (auto pos = where.rfind("/compute/"); pos != std::string::npos)
-        where = where.substr(pos + 1);
     const char* text = load().api.errorString ? load().api.errorString(status) : "unknown cuDNN status";
-    // The library's status hides a broken context behind "execution failed": ask CUDA.
-    const std::string broken = brokenContextCause();
-    throw ComputeError(
-        std::string(text) + " in " + expression + " at " + where + ":" + std::to_string(line), !broken.empty(), broken);
+    throwLibraryError(std::string(text), expression, file, line);
 }
 
 CudnnHandle::CudnnHandle(cudaStream_t stream)

@@ -67,14 +67,8 @@ void throwOnCusparseError(cusparseStatus_t status, const char* expression, const
 {
     if (status == CUSPARSE_STATUS_SUCCESS)
         return;
-    std::string where = file;
-    if (auto pos = where.rfind("/compute/"); pos != std::string::npos)
-        where = where.substr(pos + 1);
     const char* text = load().api.errorString ? load().api.errorString(status) : "unknown cuSPARSE status";
-    // The library's status hides a broken context behind "execution failed": ask CUDA.
-    const std::string broken = brokenContextCause();
-    throw ComputeError(
-        std::string(text) + " in " + expression + " at " + where + ":" + std::to_string(line), !broken.empty(), broken);
+    throwLibraryError(std::string(text), expression, file, line);
 }
 
 CusparseHandle::CusparseHandle(cudaStream_t stream)

@@ -64,13 +64,8 @@ void throwOnNcclError(NcclResult result, const char* expression, const char* fil
 {
     if (result == kNcclSuccess)
         return;
-    std::string where = file;
-    if (auto pos = where.rfind("/compute/"); pos != std::string::npos)
-        where = where.substr(pos + 1);
     const char* text = load().api.errorString ? load().api.errorString(result) : "unknown NCCL result";
-    const std::string broken = brokenContextCause();
-    throw ComputeError("NCCL: " + std::string(text) + " in " + expression + " at " + where + ":" + std::to_string(line),
-        !broken.empty(), broken);
+    throwLibraryError("NCCL: " + std::string(text), expression, file, line);
 }
 
 NcclComms::NcclComms(const std::vector<int>& devices)
