@@ -14,6 +14,7 @@
 #include "compute/workloads/sdh/sdh.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -550,17 +551,41 @@ __global__ void __launch_bounds__(TiledPolicy<T>::kThreads) tiledKernel(int n, c
 }
 
 /// The largest |coordinate| of the cloud (NaN if any is NaN).
-double largestCoordinate(const data::PointCloud& cloud)
+/// The centre of the cloud's bounding box. ExactScreened keeps its float coordinates relative to it: a cloud in a box
+/// away from the origin (a PDB file's, the generator's [0, box)) then has half the largest |coordinate|, and the
+/// screen half its absolute margin (at 10-wide buckets in a 23,000 box, 0.9 % of the pairs fell within it).
+std::array<double, 3> boxCentre(const data::PointCloud& cloud)
+{
+    std::array<double, 3> centre {};
+    int a = 0;
+    for (const auto* axis : {&cloud.x, &cloud.y, &cloud.z}) {
+        if (!axis->empty()) {
+            const auto [low, high] = std::minmax_element(axis->begin(), axis->end());
+            centre[static_cast<std::size_t>(a)] = 0.5 * *low + 0.5 * *high;
+        }
+        ++a;
+    }
+    return centre;
+}
+
+/// The largest |coordinate − centre| of the cloud (NaN if any is NaN).
+double largestCoordinate(const data::PointCloud& cloud, const std::array<double, 3>& centre)
 {
     double largest = 0.0;
-    for (const auto* axis : {&cloud.x, &cloud.y, &cloud.z})
-        for (double v : *axis)
-            largest = std::isnan(v) ? v : std::isnan(largest) ? largest : std::max(largest, std::fabs(v));
+    int a = 0;
+    for (const auto* axis : {&cloud.x, &cloud.y, &cloud.z}) {
+        for (double v : *axis) {
+            const double d = std::fabs(v - centre[static_cast<std::size_t>(a)]);
+            largest = std::isnan(d) ? d : std::isnan(largest) ? largest : std::max(largest, d);
+        }
+        ++a;
+    }
     return largest;
 }
 
 /// ExactScreened's error bound on q̂ = d̂ / W, or nothing where the float screen cannot be trusted. With u = 2^-24:
-/// rounding the coordinates to float moves each difference by at most 2u·S (S the largest |coordinate|), the
+/// rounding the coordinates to float moves each difference by at most 2u·S (S the largest |coordinate − centre|, the
+/// coordinates taken relative to boxCentre in double first, which adds only double rounding), the
 /// distance by 2√3·u·S, so q by 3.5u·S/W — the absolute part, taken as 6·10⁻⁷·S/W (2.9× that); the float
 /// arithmetic (the differences, two fused multiply-adds and a product for d², the approximate square root of relative
 /// error 2^-23, 1/W, the product, q ± margin) adds below 7u relative — taken as 1.5·10⁻⁶ (3.6×). A square below
@@ -570,7 +595,7 @@ double largestCoordinate(const data::PointCloud& cloud)
 /// 2^23 buckets the screen's ⌊·⌋ fails: ExactDouble serves there.
 std::optional<std::pair<float, float>> screenMargins(const data::PointCloud& cloud, const Buckets& buckets)
 {
-    const double largest = largestCoordinate(cloud);
+    const double largest = largestCoordinate(cloud, boxCentre(cloud));
     const double width = buckets.width;
     if (!(largest >= 1e-12 && largest <= 1e15 && width > 0.0 && largest / width <= 1e5 && buckets.count <= (1u << 23)))
         return std::nullopt;
@@ -593,6 +618,13 @@ public:
         std::vector<T> x(cloud.x.begin(), cloud.x.end()), y(cloud.y.begin(), cloud.y.end()),
             z(cloud.z.begin(), cloud.z.end());
         if constexpr (kScreened) {
+            // Relative to the box's centre, as screenMargins measured them (the deferred pairs read the originals).
+            const std::array<double, 3> centre = boxCentre(cloud);
+            for (std::size_t i = 0; i < cloud.size(); ++i) {
+                x[i] = static_cast<float>(cloud.x[i] - centre[0]);
+                y[i] = static_cast<float>(cloud.y[i] - centre[1]);
+                z[i] = static_cast<float>(cloud.z[i] - centre[2]);
+            }
             m_params.relMargin = margins.first;
             m_params.absMargin = margins.second;
             m_xd = device::DeviceBuffer<double>(cloud.size());
