@@ -340,7 +340,7 @@ constexpr unsigned kDeferred = 0xffffffffu;
 /// estimate q̂ of q = d / W is provably in the reference's bucket — farther from every integer than its error bound
 /// relMargin·q̂ + absMargin (screenMargins). The few pairs near a bucket edge are deferred: queued per warp
 /// and placed by the whole warp together with the reference's arithmetic on the double coordinates (read from global
-/// memory, where they sit in L2). At 1M points on an H200: 519 ms (80 buckets) and 578 ms (3,984), against 741 and
+/// memory, where they sit in L2). At 1M points on an H200: 518 ms (80 buckets) and 561 ms (3,984), against 741 and
 /// 793 ms for ExactDouble (H100) and 239 ms for tiled_f32. The double path handled inline instead cost the common path
 /// its registers: 651 ms (a call) and 923 ms (inlined) at 80 buckets.
 struct ExactScreened {
