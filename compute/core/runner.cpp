@@ -56,35 +56,31 @@ std::vector<int> runDevices(const Variant& variant, const RunOptions& options)
 /// and memory summed), so the result row says what the time was measured on.
 DeviceInfo deviceFor(const Variant& variant, const RunOptions& options)
 {
-    const std::vector<int> devices = runDevices(variant, options);
-    DeviceInfo info = deviceFor(variant.backend, devices.front());
-    if (devices.size() == 1)
-        return info;
     std::vector<DeviceInfo> all;
-    for (int d : devices)
+    for (int d : runDevices(variant, options))
         all.push_back(deviceFor(variant.backend, d));
-    const bool same = std::all_of(all.begin(), all.end(), [&](const DeviceInfo& d) { return d.name == info.name; });
-    info.name = same ? std::to_string(all.size()) + " × " + info.name : std::string();
-    for (std::size_t k = 0; k < all.size(); ++k) {
-        if (!same)
-            info.name += (k ? " + " : "") + all[k].name;
-        if (k > 0) {
-            info.smCount += all[k].smCount;
-            info.totalMemory += all[k].totalMemory;
-        }
+    DeviceInfo info = all.front();
+    if (all.size() == 1)
+        return info;
+    std::string names = info.name;
+    for (std::size_t k = 1; k < all.size(); ++k) {
+        names += " + " + all[k].name;
+        info.smCount += all[k].smCount;
+        info.totalMemory += all[k].totalMemory;
     }
+    const bool same = std::all_of(all.begin(), all.end(), [&](const DeviceInfo& d) { return d.name == info.name; });
+    info.name = same ? std::to_string(all.size()) + " × " + info.name : names;
     return info;
 }
 
-/// The ceilings of the run's devices: one device's, or the sum over a multi-device run's devices.
-std::optional<Ceilings> ceilingsFor(const CeilingsProvider& provider, const Variant& variant, const RunOptions& options)
+/// The ceilings of a run's devices (runDevices): one device's, or their sum.
+std::optional<Ceilings> ceilingsFor(const CeilingsProvider& provider, Backend backend, const std::vector<int>& devices)
 {
     if (!provider)
         return std::nullopt;
-    const std::vector<int> devices = runDevices(variant, options);
-    std::optional<Ceilings> total = provider(variant.backend, devices.front());
+    std::optional<Ceilings> total = provider(backend, devices.front());
     for (std::size_t k = 1; k < devices.size() && total; ++k) {
-        const std::optional<Ceilings> more = provider(variant.backend, devices[k]);
+        const std::optional<Ceilings> more = provider(backend, devices[k]);
         if (!more)
             return std::nullopt;
         total->readGBs += more->readGBs;
@@ -322,6 +318,7 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
     const RunOptions& options = request.options;
 
     Summary s = detail::describeRun(request);
+    const std::vector<int> devices = runDevices(variant, options);
 
     RunningStats stats;
     ClockRecorder clocks(m_clockSamplers ? m_clockSamplers(variant.backend, s.device) : nullptr);
@@ -330,8 +327,8 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
         clocks.finish(s);
         if (s.repetitions > 0) {
             try {
-                detail::fillRates(
-                    s, workload.cost(request.dataset, request.params), ceilingsFor(m_ceilings, variant, options));
+                detail::fillRates(s, workload.cost(request.dataset, request.params),
+                    ceilingsFor(m_ceilings, variant.backend, devices));
             } catch (const std::exception&) {
                 // A cost model that cannot evaluate leaves the rates at zero; the timings stand.
             }

@@ -84,6 +84,8 @@ protected:
     int ranks() const { return m_team.size(); }
     DeviceTeam& team() { return m_team; }
     CudaPreparedRun& part(int rank) { return *m_parts[static_cast<std::size_t>(rank)]; }
+    /// The rank's part as the type the subclass made it.
+    template <class Part> Part& partAs(int rank) { return static_cast<Part&>(part(rank)); }
     NcclComm comm(int rank) const { return (*m_comms)[rank]; }
 
 private:

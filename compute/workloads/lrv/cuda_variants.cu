@@ -1109,17 +1109,16 @@ public:
     {
         const std::vector<std::uint64_t> bounds = equalWorkBounds(table.features, ranks(), DmmaPolicy::kTile,
             [](std::uint64_t rows) { return static_cast<double>(rowStart(rows)); });
-        m_dmma.resize(static_cast<std::size_t>(ranks()));
         makeParts([&](int rank) {
             const OutputShare share {
                 bounds[static_cast<std::size_t>(rank)], bounds[static_cast<std::size_t>(rank) + 1], m_host.data()};
             // A device with no rows (more devices than tiles) still takes part in the collectives: it computes an
             // empty range.
-            auto run = std::make_unique<DmmaRefinedRun>(table, params, share);
-            m_dmma[static_cast<std::size_t>(rank)] = run.get();
-            return run;
+            return std::make_unique<DmmaRefinedRun>(table, params, share);
         });
-        const bool anyStreamed = std::any_of(m_dmma.begin(), m_dmma.end(), [](auto* p) { return p->streamed(); });
+        bool anyStreamed = false;
+        for (int rank = 0; rank < ranks(); ++rank)
+            anyStreamed = anyStreamed || partAs<DmmaRefinedRun>(rank).streamed();
         if (anyStreamed) {
             m_hostRegistered = cudaHostRegister(m_host.data(), m_host.size() * sizeof(double), cudaHostRegisterPortable)
                 == cudaSuccess;
@@ -1127,7 +1126,7 @@ public:
                 cudaGetLastError();
         } else {
             for (int rank = 0; rank < ranks(); ++rank)
-                m_dmma[static_cast<std::size_t>(rank)]->combineFlags([this, rank](unsigned int* flags, cudaStream_t s) {
+                partAs<DmmaRefinedRun>(rank).combineFlags([this, rank](unsigned int* flags, cudaStream_t s) {
                     KS_NCCL_CHECK(device::nccl().allReduce(
                         flags, flags + 2, 1, device::kNcclUint32, device::kNcclSum, comm(rank), s));
                 });
@@ -1140,7 +1139,7 @@ public:
     }
     Result fetch() override
     {
-        team().run([&](int rank) { m_dmma[static_cast<std::size_t>(rank)]->copyOut(m_host.data()); });
+        team().run([&](int rank) { partAs<DmmaRefinedRun>(rank).copyOut(m_host.data()); });
         return makeResult(m_host, m_table);
     }
 
@@ -1151,7 +1150,6 @@ private:
     ParamSet m_params;
     std::vector<double> m_host; ///< the whole result: streamed parts write here during run(), the others in fetch()
     bool m_hostRegistered = false;
-    std::vector<DmmaRefinedRun*> m_dmma; ///< the base's parts, typed
 };
 
 } // namespace

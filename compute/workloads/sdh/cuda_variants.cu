@@ -784,12 +784,9 @@ public:
         , m_cloud(cloud)
         , m_buckets(buckets)
     {
-        m_histograms.resize(static_cast<std::size_t>(ranks()));
         makeParts([&](int rank) {
-            auto run = std::make_unique<TiledRun<Approx>>(
+            return std::make_unique<TiledRun<Approx>>(
                 cloud, buckets, std::pair<float, float> {}, TileShare {rank, ranks()});
-            m_histograms[static_cast<std::size_t>(rank)] = run->histogramData();
-            return run;
         });
     }
     Result fetch() override
@@ -802,7 +799,7 @@ public:
 private:
     void combine(int rank) override
     {
-        unsigned long long* counts = m_histograms[static_cast<std::size_t>(rank)];
+        unsigned long long* counts = partAs<TiledRun<Approx>>(rank).histogramData();
         KS_NCCL_CHECK(device::nccl().allReduce(counts, counts, m_buckets.count, device::kNcclUint64, device::kNcclSum,
             comm(rank), part(rank).workStream()));
     }
@@ -810,7 +807,6 @@ private:
 
     const data::PointCloud& m_cloud;
     Buckets m_buckets;
-    std::vector<unsigned long long*> m_histograms; ///< per rank, on its device
 };
 
 } // namespace
