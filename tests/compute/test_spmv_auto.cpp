@@ -66,16 +66,23 @@ TEST(SpmvAuto, EachClassGetsItsKernelAndTheReasonNamesTheFigures)
 {
     // A power-law matrix: the longest row thousands of times the mean.
     const auto skewed = spmv::chooseKernel(stats(4'000'000, 8, 456'099));
-    EXPECT_EQ(skewed.variant, "merge_path");
+    EXPECT_EQ(skewed.variant, "row_tiles");
     EXPECT_NE(skewed.reason.find("456099"), std::string::npos) << skewed.reason;
     // A 2-D Laplacian: five per row, padding under 1.1.
     EXPECT_EQ(spmv::chooseKernel(stats(16'000'000, 4.9995, 5)).variant, "ell");
     // A banded matrix of 61 per row.
     EXPECT_EQ(spmv::chooseKernel(stats(2'000'000, 61, 61)).variant, "ell");
     // Regular, but too few rows to keep a thread per row busy: the seed's 50,000 rows of about 50.
-    EXPECT_EQ(spmv::chooseKernel(stats(50'000, 50, 80)).variant, "subwarp");
-    // Short rows whose longest pads ELL past its limit: sub-warps of 2 lanes.
-    EXPECT_EQ(spmv::chooseKernel(stats(8'000'000, 3, 16)).variant, "subwarp");
+    EXPECT_EQ(spmv::chooseKernel(stats(50'000, 50, 80)).variant, "row_tiles");
+    // Short rows whose longest pads ELL past its limit.
+    EXPECT_EQ(spmv::chooseKernel(stats(8'000'000, 3, 16)).variant, "row_tiles");
+    // Regular in length, but each row's columns spread over the whole of x: ELL's neighbouring threads share no
+    // lines of x.
+    spmv::RowStats random16 = stats(4'000'000, 16, 35);
+    random16.meanSpan = 0.88;
+    const auto spread = spmv::chooseKernel(random16);
+    EXPECT_EQ(spread.variant, "row_tiles");
+    EXPECT_NE(spread.reason.find("88%"), std::string::npos) << spread.reason;
     // Long dense-ish rows, 20,000 of 2,000: a block per chunk of each row.
     const auto dense = spmv::chooseKernel(stats(20'000, 2000, 2100));
     EXPECT_EQ(dense.variant, "row_binning");
@@ -90,9 +97,11 @@ TEST(SpmvAuto, GeneratedMatricesOfEachPatternGetTheChoiceTheirClassExpects)
         return spmv::chooseKernel(spmv::rowStats(d.as<data::SparseSystem>().matrix)).variant;
     };
     EXPECT_EQ(
-        choiceFor({{"pattern", "powerlaw"}, {"rows", "200000"}, {"per_row", "8"}, {"exponent", "1.6"}}), "merge_path");
+        choiceFor({{"pattern", "powerlaw"}, {"rows", "200000"}, {"per_row", "8"}, {"exponent", "1.6"}}), "row_tiles");
     EXPECT_EQ(choiceFor({{"pattern", "laplacian2d"}, {"rows", "1000000"}}), "ell");
-    EXPECT_EQ(choiceFor({{"pattern", "uniform"}, {"rows", "1000000"}, {"per_row", "3"}}), "subwarp");
+    EXPECT_EQ(choiceFor({{"pattern", "banded"}, {"rows", "600000"}, {"bandwidth", "30"}}), "ell");
+    EXPECT_EQ(choiceFor({{"pattern", "uniform"}, {"rows", "1000000"}, {"per_row", "3"}}), "row_tiles");
+    EXPECT_EQ(choiceFor({{"pattern", "uniform"}, {"rows", "600000"}, {"per_row", "16"}}), "row_tiles");
     EXPECT_EQ(choiceFor({{"pattern", "uniform"}, {"rows", "2000"}, {"per_row", "1000"}}), "row_binning");
 }
 

@@ -24,20 +24,23 @@ RowStats rowStats(const data::CsrMatrix& a)
 AutoChoice chooseKernel(const RowStats& s)
 {
     using A = AutoThresholds;
-    char reason[200];
+    char reason[240];
     const double longest = static_cast<double>(s.longest);
     if (longest > A::kSkewedLongest && longest > A::kSkewedRatio * s.mean) {
         std::snprintf(reason, sizeof reason,
-            "skewed rows: the longest has %.0f non-zeros, %.0f× the mean of %.3g; merge-path shares them evenly",
-            longest, longest / std::max(s.mean, 1e-300), s.mean);
-        return {"merge_path", reason};
+            "skewed rows: the longest has %.0f non-zeros, %.0f× the mean of %.3g; tiles of whole rows, rows over %d "
+            "non-zeros in blocks",
+            longest, longest / std::max(s.mean, 1e-300), s.mean, RowTileThresholds::kCapacity);
+        return {"row_tiles", reason};
     }
     const double padding = s.ellPadding();
-    if (s.nnz > 0 && padding <= EllThresholds::kMaxPadding && static_cast<double>(s.rows) >= A::kEllMinRows
-        && s.mean <= A::kEllMaxMean) {
+    const bool ellShape = s.nnz > 0 && padding <= EllThresholds::kMaxPadding
+        && static_cast<double>(s.rows) >= A::kEllMinRows && s.mean <= A::kEllMaxMean;
+    if (ellShape && s.meanSpan <= A::kEllMaxSpan) {
         std::snprintf(reason, sizeof reason,
-            "regular rows: %.2f ELL slots per non-zero, %.3g per row on average, %.3g million rows", padding, s.mean,
-            static_cast<double>(s.rows) / 1e6);
+            "regular rows of nearby columns: %.2f ELL slots per non-zero, %.3g per row on average, %.3g million "
+            "rows, each spanning %.2g%% of the columns",
+            padding, s.mean, static_cast<double>(s.rows) / 1e6, 100.0 * s.meanSpan);
         return {"ell", reason};
     }
     if (s.mean >= A::kLongMean) {
@@ -45,16 +48,19 @@ AutoChoice chooseKernel(const RowStats& s)
             s.mean, LongRowThresholds::kChunk);
         return {"row_binning", reason};
     }
-    // Sub-warps sized to the mean; the reason says why ell was passed over.
-    char why[96] = "no non-zeros";
-    if (s.nnz > 0 && padding > EllThresholds::kMaxPadding)
+    // Row tiles; the reason says why ell was passed over.
+    char why[120] = "no non-zeros";
+    if (ellShape)
+        std::snprintf(why, sizeof why, "rows spread over %.2g%% of the columns on average, too far for ell's gathers",
+            100.0 * s.meanSpan);
+    else if (s.nnz > 0 && padding > EllThresholds::kMaxPadding)
         std::snprintf(why, sizeof why, "ELL would pad to %.1f slots per non-zero", padding);
     else if (s.nnz > 0 && static_cast<double>(s.rows) < A::kEllMinRows)
         std::snprintf(why, sizeof why, "ell wants %.0f rows or more", A::kEllMinRows);
     else if (s.nnz > 0)
         std::snprintf(why, sizeof why, "ell wants at most %.0f per row", A::kEllMaxMean);
     std::snprintf(reason, sizeof reason, "%.3g non-zeros per row on average (longest %.0f); %s", s.mean, longest, why);
-    return {"subwarp", reason};
+    return {"row_tiles", reason};
 }
 
 } // namespace ks::spmv

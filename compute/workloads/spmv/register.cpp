@@ -4,6 +4,7 @@
 #include "compute/core/registry.h"
 #include "compute/device/vendor_libraries.h"
 #include "compute/workloads/spmv/spmv.h"
+#include "compute/workloads/spmv/spmv_policy.h"
 #include "data/host_memory.h"
 
 #include <algorithm>
@@ -22,6 +23,7 @@ PrepareSignature prepareRowBinning;
 PrepareSignature prepareEll;
 PrepareSignature prepareSubwarp;
 PrepareSignature prepareMergePath;
+PrepareSignature prepareRowTiles;
 PrepareSignature prepareAuto;
 PrepareSignature prepareCusparse;
 PrepareSignature prepareCusparseAlg2;
@@ -110,9 +112,15 @@ public:
                 "equal shares of the merged row ends and non-zeros per thread (Merrill & Garland 2016); "
                 "indifferent to row lengths",
                 Backend::Cuda, KS_GPU_PREPARE(prepareMergePath)),
+            gpuVariant("row_tiles", "Row tiles, column panels",
+                "consecutive rows in tiles of up to 4,093 non-zeros, staged in shared memory with 16-byte loads and "
+                "summed a thread per row (a warp past 32); x cut into column panels, a pass each, when it outgrows "
+                "two fifths of L2; rows of more than 4,093 non-zeros a block per 2,048 of them",
+                Backend::Cuda, KS_GPU_PREPARE(prepareRowTiles)),
             gpuVariant("auto", "Automatic choice",
                 "the kernel for the matrix chosen at prepare from its row statistics (longest row against the mean, "
-                "ELL padding, rows, mean length): merge_path, ell, row_binning or subwarp; the note says which and why",
+                "ELL padding, column span, rows, mean length): row_tiles, ell or row_binning; the note says which "
+                "and why",
                 Backend::Cuda, KS_GPU_PREPARE(prepareAuto)),
             cusparse,
             cusparseAlg2,
@@ -143,7 +151,10 @@ public:
     std::vector<Axis> parameters() const override
     {
         return {Axis::choice(
-            "precision", "value type of A, x and y as the variants read and write them", "f64", {"f64", "f32"})};
+                    "precision", "value type of A, x and y as the variants read and write them", "f64", {"f64", "f32"}),
+            Axis::integer("panels",
+                "row_tiles: column panels of x, a pass over A each (0: as many as x's size against the GPU's L2 asks)",
+                0, 0, RowTileThresholds::kMaxPanels)};
     }
 
     std::vector<Axis> generatorParameters() const override
@@ -184,7 +195,8 @@ public:
                 {"powerlaw", {{"pattern", "powerlaw"}, {"per_row", "8"}, {"exponent", "1.6"}}},
                 {"laplacian2d", {{"pattern", "laplacian2d"}}}, {"laplacian3d", {{"pattern", "laplacian3d"}}},
                 {"banded", {{"pattern", "banded"}, {"bandwidth", "2"}}}},
-            {}, {}};
+            // row_tiles' panels as the GPU's L2 asks (one, at these sizes) and three, forced.
+            {{"", {}}, {"panels3", {{"panels", "3"}}}}, {}};
     }
 
     data::Dataset generate(const ParamSet& g) const override

@@ -31,17 +31,37 @@ struct EllThresholds {
     static constexpr double kMaxPadding = 3.0;
 };
 
+/// row_tiles: tiles of consecutive rows with at most kCapacity non-zeros in each column panel (a block of
+/// kThreads threads stages kItems each with 16-byte loads, less three for the first load's alignment) and at most
+/// kMaxRows rows; a row of up to kThreadRowMax non-zeros is summed by one thread, a longer one by a warp, and a row
+/// longer than the capacity by the long-row blocks. x is cut into column panels when it outgrows kPanelShare of L2,
+/// at most kMaxPanels. Measured on an H100 (docs/benchmarks/spmv/round2.md): 8M rows of 3 in float64, x 64 MB,
+/// 0.61 ms in one pass, 0.49 ms in three; 4M rows of 16 in float64 (x 32 MB) 0.79 → 0.64 ms in two.
+struct RowTileThresholds {
+    static constexpr int kThreads = 512;
+    static constexpr int kItems = 8;
+    static constexpr int kCapacity = kThreads * kItems - 3;
+    static constexpr int kMaxRows = 4096;
+    static constexpr int kThreadRowMax = 32;
+    static constexpr double kPanelShare = 0.4;
+    static constexpr int kMaxPanels = 3;
+};
+
 /// auto (auto_choice.cpp), in this order: a matrix whose longest row exceeds kSkewedLongest non-zeros and
-/// kSkewedRatio × the mean goes to merge_path (power-law rows); one ell accepts, with at least kEllMinRows rows (fewer
-/// leave the GPU's threads idle while each walks its row) and at most kEllMaxMean per row, to ell; rows of kLongMean
-/// or more on average to row_binning, whose long rows take a block per LongRowThresholds::kChunk non-zeros; the rest
-/// to subwarp (whose width follows the mean). Measured on an H100 (docs/benchmarks/spmv/round2.md): for short rows
-/// (3 per row) subwarp's 2 lanes beat row_binning by 7–15 %, and for 2,000 per row the blocks beat 32 lanes by 10 %.
+/// kSkewedRatio × the mean goes to row_tiles (power-law rows; their long rows take blocks); one ell accepts, with at
+/// least kEllMinRows rows (fewer leave the GPU's threads idle while each walks its row), at most kEllMaxMean per row
+/// and rows spanning at most kEllMaxSpan of the columns on average (banded matrices, stencils: neighbouring threads'
+/// gathers share lines), to ell; rows of kLongMean or more on average to row_binning, whose long rows take a block
+/// per LongRowThresholds::kChunk non-zeros; the rest to row_tiles. Measured on an H100
+/// (docs/benchmarks/spmv/round2.md): row_tiles beat ell on 4M random rows of 16 (0.64 against 0.85 ms in float64),
+/// sub-warps on short rows (0.47 against 0.66 ms, 8M rows of 3) and merge_path on power-law rows (0.41 against
+/// 0.53 ms, exponent 2.2); ell stays ahead on the Laplacians and the banded matrix.
 struct AutoThresholds {
     static constexpr double kSkewedLongest = 2048;
     static constexpr double kSkewedRatio = 32.0;
     static constexpr double kEllMinRows = 500'000;
     static constexpr double kEllMaxMean = 64.0;
+    static constexpr double kEllMaxSpan = 0.05;
     static constexpr double kLongMean = 512.0;
 };
 
