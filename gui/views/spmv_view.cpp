@@ -24,6 +24,7 @@ constexpr std::uint64_t kBinWarpMax = spmv::RowBinningThresholds::kMediumMax;
 constexpr std::uint64_t kAdaptiveScalarMax = spmv::AdaptiveThresholds::kScalarMax;
 constexpr double kEllMaxPadding = spmv::EllThresholds::kMaxPadding;
 constexpr int kLongChunk = spmv::LongRowThresholds::kChunk;
+constexpr std::uint64_t kTileCapacity = spmv::RowTileThresholds::kCapacity;
 // The classes are counted from the exact length histogram, which stops at kMaxExactLength.
 static_assert(kBinThreadMax <= kBinWarpMax && kBinWarpMax <= SpmvView::kMaxExactLength
         && kAdaptiveScalarMax <= SpmvView::kMaxExactLength,
@@ -81,6 +82,7 @@ SpmvView::Profile SpmvView::profileOf(const data::CsrMatrix& matrix, const std::
     std::uint64_t laneSlots = 0; // ≤ rows × longest < 2^62: lengths are below 2^31 (32-bit column indices)
     std::uint64_t warpRows = 0;
     std::uint64_t warpLongest = 0;
+    std::uint64_t tileLongRows = 0;
     bool complete = true;
     const spmv::RowStats stats = spmv::rowStats(
         matrix,
@@ -97,6 +99,7 @@ SpmvView::Profile SpmvView::profileOf(const data::CsrMatrix& matrix, const std::
             shortest = std::min(shortest, length);
             ++exact[std::min<std::uint64_t>(length, kMaxExactLength + 1)];
             ++powers[static_cast<std::size_t>(std::bit_width(length))];
+            tileLongRows += length > kTileCapacity;
             return true;
         },
         complete);
@@ -131,6 +134,7 @@ SpmvView::Profile SpmvView::profileOf(const data::CsrMatrix& matrix, const std::
     p.warpRows = rowsUpTo(kBinWarpMax) - p.threadRows;
     p.blockRows = rows - p.threadRows - p.warpRows;
     p.adaptiveWarpRows = rows - rowsUpTo(kAdaptiveScalarMax);
+    p.tileLongRows = tileLongRows;
 
     p.logBins = longest > kMaxExactLength;
     if (!p.logBins) {
@@ -330,6 +334,9 @@ void SpmvView::setProfile(Profile profile)
                      .arg(kAdaptiveScalarMax)
                      .arg(count(p.adaptiveWarpRows));
         lines << tr("  the whole warp, shorter ones lane 0 alone)");
+        lines
+            << tr("Rows longer than %1: %2 (row_tiles gives them").arg(count(kTileCapacity)).arg(count(p.tileLongRows));
+        lines << tr("  blocks of %1 non-zeros, the rest tiles)").arg(kLongChunk);
         lines << tr("Thread per row: lanes busy %1 of the time").arg(share(p.warpBalance, 1.0));
         lines << tr("  (each warp waits for its longest row)");
         lines << tr("A row's columns span %1 of the width").arg(share(p.meanSpan, 1.0));

@@ -64,6 +64,7 @@ public:
         std::uint64_t warpRows = 0; ///< row binning: kShortMax+1 – kMediumMax non-zeros, a warp each
         std::uint64_t blockRows = 0; ///< row binning: longer than kMediumMax, a block per LongRowThresholds::kChunk
         std::uint64_t adaptiveWarpRows = 0; ///< adaptive: longer than kScalarMax, the whole warp each
+        std::uint64_t tileLongRows = 0; ///< row_tiles: longer than a tile's capacity, in blocks instead
         /// Thread per row: the share of lane time doing work when each warp of 32 consecutive rows waits for its
         /// longest (Σ lengths / Σ rows in warp × its longest); 0 when there are no non-zeros.
         double warpBalance = 0.0;

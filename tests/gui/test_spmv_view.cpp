@@ -312,17 +312,24 @@ TEST(SpmvView, PowerLawMatrixGetsLogBinsAndALogCountAxis)
     EXPECT_NEAR(p.mean, mean, 1e-12 * mean);
     EXPECT_NEAR(p.stddev, std::sqrt(squares / static_cast<double>(lengths.size())), 1e-9 * p.stddev);
     std::vector<std::uint64_t> bins(static_cast<std::size_t>(std::bit_width(longest)) + 1, 0);
-    std::uint64_t empty = 0, block = 0;
+    std::uint64_t empty = 0, block = 0, tileLong = 0;
     for (const std::uint64_t l : lengths) {
         ++bins[static_cast<std::size_t>(std::bit_width(l))];
         empty += l == 0;
         block += l > 64;
+        tileLong += l > 4093;
     }
     ASSERT_EQ(p.bins.size(), bins.size());
     for (std::size_t b = 0; b < bins.size(); ++b)
         EXPECT_EQ(p.bins[b].rows, bins[b]) << "bin " << b;
     EXPECT_EQ(p.emptyRows, empty);
     EXPECT_EQ(p.blockRows, block);
+    EXPECT_EQ(p.tileLongRows, tileLong);
+    EXPECT_GT(tileLong, 0u) << "the generator made no row longer than row_tiles' tiles";
+    EXPECT_TRUE(
+        view.summaryText().contains(QStringLiteral("Rows longer than %1: %2 (row_tiles")
+                                        .arg(QLocale().toString(4093), QLocale().toString(qulonglong(tileLong)))))
+        << view.summaryText().toStdString();
     EXPECT_GT(p.stddev, p.mean); // the point of the pattern: the spread exceeds the mean
     EXPECT_TRUE(view.summaryText().contains(QStringLiteral("Standard deviation: %1 (%2 times the mean)")
                                                 .arg(decimal(p.stddev), decimal(p.stddev / p.mean))))
