@@ -1,10 +1,13 @@
 // spmv row_tiles' plan (row_tiles.h), checked on the host: every row in one tile or among the long rows, every
 // tile within its capacity in every panel, and y computed pass by pass from the plan equal to y from A.
+#include "compute/core/registry.h"
+#include "compute/core/runner.h"
 #include "compute/workloads/spmv/row_tiles.h"
 #include "compute/workloads/spmv/spmv_policy.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
+#include <map>
 #include <random>
 #include <stdexcept>
 
@@ -182,6 +185,51 @@ TEST(SpmvRowTiles, OutOfRangeSettingsAreRefused)
     EXPECT_THROW(spmv::planRowTiles(a, 8, 0, 1), std::invalid_argument);
     EXPECT_THROW(spmv::planRowTiles(a, 8, 4, 0), std::invalid_argument);
     EXPECT_THROW(spmv::planRowTiles(a, 8, 4, spmv::RowTileThresholds::kMaxPanels + 1), std::invalid_argument);
+}
+
+/// The variant's result for `d` with run parameters `params`, after two runs.
+Result runVariant(const Workload& spmv, const std::string& id, const data::Dataset& d, const ParamSet& params)
+{
+    RunContext context {0, &steadyClock()};
+    auto run = spmv.findVariant(id)->prepare(d, params, context);
+    for (int r = 0; r < 2; ++r) {
+        run->timer().start();
+        run->run();
+        run->timer().stop();
+        run->timer().elapsedMs();
+    }
+    return run->fetch();
+}
+
+// On a GPU: row_tiles in one, two and three panels (forced: at these sizes x fits in L2, so the default is one)
+// against the reference, on the registry's test classes and sizes (empty rows, rows longer than a tile, 1 row).
+TEST(SpmvRowTilesGpu, OneTwoAndThreePanelsMatchTheReferenceOnEveryClass)
+{
+    const Workload& spmv = *defaultRegistry().find("spmv");
+    if (const auto why = unavailableReason(*spmv.findVariant("row_tiles")); !why.empty())
+        GTEST_SKIP() << why;
+    const std::vector<std::map<std::string, std::string>> classes
+        = {{{"per_row", "6"}}, {{"per_row", "0.4"}}, {{"aspect", "2.7"}, {"per_row", "5"}},
+            {{"aspect", "0.3"}, {"per_row", "3"}}, {{"pattern", "powerlaw"}, {"per_row", "8"}, {"exponent", "1.6"}},
+            {{"pattern", "laplacian2d"}}, {{"pattern", "banded"}, {"bandwidth", "2"}}};
+    unsigned seed = 11;
+    for (const std::uint64_t rows : {1ULL, 31ULL, 1000ULL, 100003ULL})
+        for (auto generator : classes) {
+            generator["rows"] = std::to_string(rows);
+            generator["seed"] = std::to_string(seed++);
+            const data::Dataset d = spmv.generate(ParamSet::parse(spmv.generatorParameters(), generator));
+            for (const char* precision : {"f64", "f32"}) {
+                const ParamSet base = ParamSet::parse(spmv.parameters(), {{"precision", precision}});
+                const Result reference = runVariant(spmv, "reference", d, base);
+                for (const char* panels : {"1", "2", "3"}) {
+                    const ParamSet params
+                        = ParamSet::parse(spmv.parameters(), {{"precision", precision}, {"panels", panels}});
+                    const Delta delta = spmv.compare(runVariant(spmv, "row_tiles", d, params), reference, d, params);
+                    EXPECT_LE(delta.value, delta.tolerance)
+                        << d.meta().name << ", " << precision << ", " << panels << " panels";
+                }
+            }
+        }
 }
 
 } // namespace

@@ -195,8 +195,7 @@ public:
                 {"powerlaw", {{"pattern", "powerlaw"}, {"per_row", "8"}, {"exponent", "1.6"}}},
                 {"laplacian2d", {{"pattern", "laplacian2d"}}}, {"laplacian3d", {{"pattern", "laplacian3d"}}},
                 {"banded", {{"pattern", "banded"}, {"bandwidth", "2"}}}},
-            // row_tiles' panels as the GPU's L2 asks (one, at these sizes) and three, forced.
-            {{"", {}}, {"panels3", {{"panels", "3"}}}}, {}};
+            {}, {}};
     }
 
     data::Dataset generate(const ParamSet& g) const override
