@@ -550,7 +550,6 @@ __global__ void __launch_bounds__(TiledPolicy<T>::kThreads) tiledKernel(int n, c
     }
 }
 
-/// The largest |coordinate| of the cloud (NaN if any is NaN).
 /// The centre of the cloud's bounding box. ExactScreened keeps its float coordinates relative to it: a cloud in a box
 /// away from the origin (a PDB file's, the generator's [0, box)) then has half the largest |coordinate|, and the
 /// screen half its absolute margin (at 10-wide buckets in a 23,000 box, 0.9 % of the pairs fell within it).
@@ -593,13 +592,20 @@ double largestCoordinate(const data::PointCloud& cloud, const std::array<double,
 /// absolute part while S ≥ 10⁻¹². Outside 10⁻¹² ≤ S ≤ 10¹⁵ squares may underflow or overflow float, beyond
 /// S/W = 10⁵ the absolute part alone is 0.06 of a bucket (nearly every pair would take the double path), and beyond
 /// 2^23 buckets the screen's ⌊·⌋ fails: ExactDouble serves there.
-std::optional<std::pair<float, float>> screenMargins(const data::PointCloud& cloud, const Buckets& buckets)
+struct Screen {
+    float relMargin = 0.0f;
+    float absMargin = 0.0f;
+    std::array<double, 3> centre {}; ///< boxCentre: the float coordinates are taken relative to it
+};
+
+std::optional<Screen> screenMargins(const data::PointCloud& cloud, const Buckets& buckets)
 {
-    const double largest = largestCoordinate(cloud, boxCentre(cloud));
+    const std::array<double, 3> centre = boxCentre(cloud);
+    const double largest = largestCoordinate(cloud, centre);
     const double width = buckets.width;
     if (!(largest >= 1e-12 && largest <= 1e15 && width > 0.0 && largest / width <= 1e5 && buckets.count <= (1u << 23)))
         return std::nullopt;
-    return std::pair {1.5e-6f, static_cast<float>(6e-7 * largest / width)};
+    return Screen {1.5e-6f, static_cast<float>(6e-7 * largest / width), centre};
 }
 
 template <class Arith> class TiledRun final : public SdhDeviceRun {
@@ -607,26 +613,26 @@ public:
     using T = typename Arith::Coord;
     static constexpr bool kScreened = std::is_same_v<Arith, ExactScreened>;
 
-    /// `margins`: ExactScreened's screenMargins, found valid for this cloud by prepare; unused by the others.
-    /// `share`: the tile pairs this run counts, a multi-device run's part; all of them by default.
-    TiledRun(const data::PointCloud& cloud, Buckets buckets, std::pair<float, float> margins = {}, TileShare share = {})
+    /// `screen`: ExactScreened's screenMargins, found valid for this cloud by prepare; unused by the others (their
+    /// centre stays at the origin). `share`: the tile pairs this run counts, a multi-device run's part; all of them by
+    /// default.
+    TiledRun(const data::PointCloud& cloud, Buckets buckets, Screen screen = {}, TileShare share = {})
         : SdhDeviceRun(cloud, buckets, 3 * cloud.size() * (sizeof(T) + (kScreened ? sizeof(double) : 0)))
         , m_x(cloud.size())
         , m_y(cloud.size())
         , m_z(cloud.size())
     {
-        std::vector<T> x(cloud.x.begin(), cloud.x.end()), y(cloud.y.begin(), cloud.y.end()),
-            z(cloud.z.begin(), cloud.z.end());
+        // ExactScreened's coordinates relative to the box's centre, as screenMargins measured them (its deferred
+        // pairs read the originals); the others' centre is the origin, and v − 0 is v.
+        std::vector<T> x(cloud.size()), y(cloud.size()), z(cloud.size());
+        for (std::size_t i = 0; i < cloud.size(); ++i) {
+            x[i] = static_cast<T>(cloud.x[i] - screen.centre[0]);
+            y[i] = static_cast<T>(cloud.y[i] - screen.centre[1]);
+            z[i] = static_cast<T>(cloud.z[i] - screen.centre[2]);
+        }
         if constexpr (kScreened) {
-            // Relative to the box's centre, as screenMargins measured them (the deferred pairs read the originals).
-            const std::array<double, 3> centre = boxCentre(cloud);
-            for (std::size_t i = 0; i < cloud.size(); ++i) {
-                x[i] = static_cast<float>(cloud.x[i] - centre[0]);
-                y[i] = static_cast<float>(cloud.y[i] - centre[1]);
-                z[i] = static_cast<float>(cloud.z[i] - centre[2]);
-            }
-            m_params.relMargin = margins.first;
-            m_params.absMargin = margins.second;
+            m_params.relMargin = screen.relMargin;
+            m_params.absMargin = screen.absMargin;
             m_xd = device::DeviceBuffer<double>(cloud.size());
             m_yd = device::DeviceBuffer<double>(cloud.size());
             m_zd = device::DeviceBuffer<double>(cloud.size());
@@ -785,8 +791,7 @@ public:
         , m_buckets(buckets)
     {
         makeParts([&](int rank) {
-            return std::make_unique<TiledRun<Approx>>(
-                cloud, buckets, std::pair<float, float> {}, TileShare {rank, ranks()});
+            return std::make_unique<TiledRun<Approx>>(cloud, buckets, Screen {}, TileShare {rank, ranks()});
         });
     }
     Result fetch() override
@@ -862,8 +867,8 @@ std::unique_ptr<PreparedRun> prepareTiledF32Multi(const data::Dataset& d, const 
 std::unique_ptr<PreparedRun> prepareTiledF64Exact(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
     const Buckets buckets = bucketsOf(d, p);
-    if (const auto margins = gpu::screenMargins(d.as<data::PointCloud>(), buckets))
-        return makeRun<gpu::TiledRun<gpu::ExactScreened>>(d, buckets, *margins);
+    if (const auto screen = gpu::screenMargins(d.as<data::PointCloud>(), buckets))
+        return makeRun<gpu::TiledRun<gpu::ExactScreened>>(d, buckets, *screen);
     return makeRun<gpu::TiledRun<gpu::ExactDouble>>(d, buckets);
 }
 
