@@ -1000,22 +1000,28 @@ __global__ void __launch_bounds__(RowTilePolicy::kThreads)
 
 template <class T> class RowTilesRun final : public FixedLanesRun<T> {
 public:
-    RowTilesRun(const data::SparseSystem& system, RowTilePlan plan, double planMs)
+    /// The plan's lists are uploaded here and not kept: the run holds their device copies and the few figures
+    /// run() and note() read.
+    RowTilesRun(const data::SparseSystem& system, const RowTilePlan& plan, double planMs)
         : FixedLanesRun<T>(
             system, LongRows<T>(system.matrix, RowTilePolicy::kCapacity), deviceBytes(plan, system.matrix.nnz()))
-        , m_plan(std::move(plan))
+        , m_tiles(plan.tiles())
+        , m_panels(plan.panels)
+        , m_panelWidth(plan.panelWidth)
+        , m_reordered(!plan.order.empty())
+        , m_length(m_reordered ? static_cast<int>(plan.order.size()) : this->m_nnz)
         , m_planMs(planMs)
-        , m_tileRows(m_plan.tileRows.size())
-        , m_segmentStart(m_plan.segmentStart.size())
-        , m_offsets(m_plan.offsets.size())
+        , m_tileRows(plan.tileRows.size())
+        , m_segmentStart(plan.segmentStart.size())
+        , m_offsets(plan.offsets.size())
     {
         std::vector<int> cols;
         std::vector<T> vals;
-        if (!m_plan.order.empty()) {
+        if (m_reordered) {
             const HostOperands<T> in(system);
-            cols.reserve(m_plan.order.size());
-            vals.reserve(m_plan.order.size());
-            for (const std::int32_t k : m_plan.order) {
+            cols.reserve(plan.order.size());
+            vals.reserve(plan.order.size());
+            for (const std::int32_t k : plan.order) {
                 cols.push_back(system.matrix.colIdx[static_cast<std::size_t>(k)]);
                 vals.push_back(in.values()[static_cast<std::size_t>(k)]);
             }
@@ -1023,10 +1029,10 @@ public:
             m_vals = device::DeviceBuffer<T>(vals.size());
         }
         this->timedUpload([&] {
-            m_tileRows.uploadAsync(m_plan.tileRows, this->stream());
-            m_segmentStart.uploadAsync(m_plan.segmentStart, this->stream());
-            m_offsets.uploadAsync(m_plan.offsets, this->stream());
-            if (!cols.empty()) {
+            m_tileRows.uploadAsync(plan.tileRows, this->stream());
+            m_segmentStart.uploadAsync(plan.segmentStart, this->stream());
+            m_offsets.uploadAsync(plan.offsets, this->stream());
+            if (m_reordered) {
                 m_cols.uploadAsync(cols, this->stream());
                 m_vals.uploadAsync(vals, this->stream());
             }
@@ -1035,14 +1041,13 @@ public:
     std::string note() const override
     {
         char text[200];
-        if (m_plan.panels > 1)
+        if (m_panels > 1)
             std::snprintf(text, sizeof text,
                 "%d tiles of up to %d rows; x in %d column panels of %llu columns, a pass each; planned in %.1f ms",
-                m_plan.tiles(), RowTilePolicy::kMaxRows, m_plan.panels,
-                static_cast<unsigned long long>(m_plan.panelWidth), m_planMs);
+                m_tiles, RowTilePolicy::kMaxRows, m_panels, static_cast<unsigned long long>(m_panelWidth), m_planMs);
         else
-            std::snprintf(text, sizeof text, "%d tiles of up to %d rows and %d non-zeros; planned in %.1f ms",
-                m_plan.tiles(), RowTilePolicy::kMaxRows, RowTilePolicy::kCapacity, m_planMs);
+            std::snprintf(text, sizeof text, "%d tiles of up to %d rows and %d non-zeros; planned in %.1f ms", m_tiles,
+                RowTilePolicy::kMaxRows, RowTilePolicy::kCapacity, m_planMs);
         return joinNotes(text, this->m_long.note());
     }
 
@@ -1055,23 +1060,24 @@ private:
     }
     void runRows() override
     {
-        const int tiles = m_plan.tiles();
-        if (tiles == 0)
+        if (m_tiles == 0)
             return;
-        const bool reordered = !m_plan.order.empty();
-        const int* cols = reordered ? m_cols.data() : this->m_colIdx.data();
-        const T* vals = reordered ? m_vals.data() : this->m_values.data();
-        const auto stride = static_cast<long long>(this->m_rows) + tiles;
-        const int length = reordered ? static_cast<int>(m_plan.order.size()) : this->m_nnz; // of cols and vals
-        for (int pass = 0; pass < m_plan.panels; ++pass) {
-            rowTileKernel<T><<<tiles, RowTilePolicy::kThreads, 0, this->stream()>>>(pass, tiles, stride, length,
+        const int* cols = m_reordered ? m_cols.data() : this->m_colIdx.data();
+        const T* vals = m_reordered ? m_vals.data() : this->m_values.data();
+        const auto stride = static_cast<long long>(this->m_rows) + m_tiles;
+        for (int pass = 0; pass < m_panels; ++pass) {
+            rowTileKernel<T><<<m_tiles, RowTilePolicy::kThreads, 0, this->stream()>>>(pass, m_tiles, stride, m_length,
                 m_tileRows.data(), m_segmentStart.data(), m_offsets.data(), cols, vals, this->m_x.data(),
                 this->m_y.data());
             KS_CUDA_CHECK_LAUNCH("rowTileKernel");
         }
     }
 
-    RowTilePlan m_plan;
+    int m_tiles;
+    int m_panels;
+    std::uint64_t m_panelWidth;
+    bool m_reordered; ///< A's non-zeros copied in panel order (more than one panel)
+    int m_length; ///< of the column and value arrays the kernel reads
     double m_planMs;
     device::DeviceBuffer<int> m_tileRows;
     device::DeviceBuffer<int> m_segmentStart;
@@ -1167,10 +1173,10 @@ std::unique_ptr<PreparedRun> prepareRowTiles(const data::Dataset& d, const Param
     KS_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
     const std::size_t valueBytes = precisionOf(p) == Precision::F32 ? sizeof(float) : sizeof(double);
     const auto forced = static_cast<int>(p.integer("panels"));
-    RowTilePlan plan = planRowTiles(a, RowTileThresholds::kCapacity, RowTileThresholds::kMaxRows,
+    const RowTilePlan plan = planRowTiles(a, RowTileThresholds::kCapacity, RowTileThresholds::kMaxRows,
         forced > 0 ? forced : rowTilePanels(a.cols * valueBytes, static_cast<std::uint64_t>(l2)));
     const double planMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    return makeRun<gpu::RowTilesRun>(d, p, std::move(plan), planMs);
+    return makeRun<gpu::RowTilesRun>(d, p, plan, planMs);
 }
 
 std::unique_ptr<PreparedRun> prepareAuto(const data::Dataset& d, const ParamSet& p, const RunContext& c)
