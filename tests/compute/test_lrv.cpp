@@ -18,12 +18,14 @@ const Workload& lrvWorkload()
     return *defaultRegistry().find("lrv");
 }
 
-data::Dataset table(std::size_t samples, std::size_t features, std::vector<double> values)
+data::Dataset table(
+    std::size_t samples, std::size_t features, std::vector<double> values, std::vector<double> weights = {})
 {
     data::ExpressionTable t;
     t.samples = samples;
     t.features = features;
     t.values = std::move(values);
+    t.weights = std::move(weights);
     for (std::size_t k = 0; k < samples; ++k)
         t.sampleNames.push_back("S" + std::to_string(k + 1));
     for (std::size_t i = 0; i < features; ++i)
@@ -199,6 +201,70 @@ TEST_P(LrvStreaming, ChunkedOutputMatchesTheWholeOutput)
 INSTANTIATE_TEST_SUITE_P(GpuVariants, LrvStreaming,
     ::testing::Values("block_per_pair", "thread_per_pair", "logs_tiled", "dmma_refined", "dmma_refined_multi",
         "cublas_gemm", "cublas_refined"));
+
+/// The same for weighted lrv, with the variants that compute it; a streamed run's note gives its copy ceiling.
+class LrvWeightedStreaming : public ::testing::TestWithParam<std::string> { };
+
+TEST_P(LrvWeightedStreaming, ChunkedOutputMatchesTheWholeOutput)
+{
+    const Variant& v = *lrvWorkload().findVariant(GetParam());
+    if (const auto reason = unavailableReason(v); !reason.empty())
+        GTEST_SKIP() << reason;
+    const auto d = generated({{"samples", "37"}, {"features", "1500"}, {"planted", "4"}, {"weights", "random"}});
+    const auto params = ParamSet::parse(lrvWorkload().parameters(), {});
+    const Result whole = runVariant(GetParam(), d);
+    EXPECT_LE(lrvWorkload().compare(whole, runVariant("reference", d), d, params).value, 1e-9);
+    const auto chunkedParams = ParamSet::parse(lrvWorkload().parameters(), {{"device_output_mb", "1"}});
+    RunContext context {0, &steadyClock()};
+    auto run = v.prepare(d, chunkedParams, context);
+    run->run();
+    run->run();
+    const Result chunked = run->fetch();
+    EXPECT_NE(run->note().find("GB/s, so the"), std::string::npos) << run->note();
+    ASSERT_EQ(chunked.values.size(), whole.values.size());
+    for (std::size_t k = 0; k < whole.values.size(); ++k)
+        ASSERT_EQ(chunked.values[k], whole.values[k]) << "pair " << k;
+}
+
+INSTANTIATE_TEST_SUITE_P(GpuVariants, LrvWeightedStreaming,
+    ::testing::Values("thread_per_pair", "logs_tiled", "dmma_refined", "dmma_refined_multi"));
+
+/// Weighted lrv on nearly proportional pairs: the direct tiles, and the tensor-core expansion with its refinement —
+/// both its worklist (a few planted pairs) and its fallback to the tiles (every pair of a table whose features are
+/// all nearly proportional, far more than the worklist holds).
+TEST(LrvAccuracy, WeightedExpansionIsRefinedOnNearlyProportionalPairs)
+{
+    for (const char* id : {"logs_tiled", "dmma_refined"})
+        if (const auto reason = unavailableReason(*lrvWorkload().findVariant(id)); !reason.empty())
+            GTEST_SKIP() << reason;
+    const auto params = ParamSet::parse(lrvWorkload().parameters(), {});
+    const auto planted = generated(
+        {{"samples", "80"}, {"features", "2000"}, {"planted", "20"}, {"noise", "1e-5"}, {"weights", "random"}});
+    const Result ref = runVariant("reference", planted);
+    for (const char* id : {"thread_per_pair", "logs_tiled", "dmma_refined"})
+        EXPECT_LE(lrvWorkload().compare(runVariant(id, planted), ref, planted, params).value, 1e-9) << id;
+
+    // 300 features, each a multiple of one profile with noise of 1e-5 on the log scale.
+    const std::size_t n = 45, p = 300;
+    std::vector<double> values(n * p), weights(n * p);
+    std::uint64_t state = 12345;
+    const auto uniform = [&state] {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        return static_cast<double>(state >> 11) / 9007199254740992.0;
+    };
+    std::vector<double> profile(n);
+    for (double& v : profile)
+        v = 1.0 + 99.0 * uniform();
+    for (std::size_t k = 0; k < n; ++k)
+        for (std::size_t i = 0; i < p; ++i) {
+            values[k * p + i] = profile[k] * static_cast<double>(i + 1) * std::exp(1e-5 * (uniform() - 0.5));
+            weights[k * p + i] = 0.2 + uniform();
+        }
+    const data::Dataset d = table(n, p, values, weights);
+    const Result allRef = runVariant("reference", d);
+    for (const char* id : {"logs_tiled", "dmma_refined"})
+        EXPECT_LE(lrvWorkload().compare(runVariant(id, d), allRef, d, params).value, 1e-9) << id;
+}
 
 TEST(LrvAccuracy, TheExpansionLosesDigitsOnNearlyProportionalPairsAndRefinementRestoresThem)
 {

@@ -21,6 +21,8 @@ namespace {
 struct OutputPolicy {
     static constexpr std::uint64_t kReserveBytes = std::uint64_t(512) << 20;
     static constexpr std::uint64_t kFallbackBytes = std::uint64_t(64) << 20;
+    /// A streamed run times this many copies of one chunk buffer to the host at prepare; the fastest is its ceiling.
+    static constexpr int kCeilingCopies = 3;
 };
 } // namespace
 
@@ -60,14 +62,19 @@ LrvDeviceRun::LrvDeviceRun(const data::ExpressionTable& table, const ParamSet& p
 {
     if (m_n < 2 || m_p < 2)
         throw SkipRun("lrv needs at least two samples and two features");
-    if ((m_mode.weighted && support != ModeSupport::All) || (m_mode.transformed() && support == ModeSupport::LogOnly))
+    const bool weightedAlpha = m_mode.weighted && m_mode.transformed();
+    if (weightedAlpha && support != ModeSupport::All)
+        skipMode(m_mode, "reference, cpu_openmp and thread_per_pair");
+    if (m_mode.weighted && support < ModeSupport::Weighted)
+        skipMode(m_mode, "reference, cpu_openmp, thread_per_pair, logs_tiled and dmma_refined (and _multi)");
+    if (m_mode.transformed() && support == ModeSupport::LogOnly)
         skipMode(m_mode,
-            m_mode.weighted ? "reference, cpu_openmp and thread_per_pair"
-                            : "reference, cpu_openmp, thread_per_pair, logs_tiled, dmma_refined (and _multi) and the "
-                              "cuBLAS variants");
+            "reference, cpu_openmp, thread_per_pair, logs_tiled, dmma_refined (and _multi) and the cuBLAS variants");
     const bool uploadFull = m_mode.transformed() && !table.reference.empty();
     if (m_mode.transformed())
         extraDeviceBytes += m_p * sizeof(double) + (uploadFull ? table.reference.size() * sizeof(double) : 0);
+    if (m_mode.weighted)
+        extraDeviceBytes += m_n * m_p * sizeof(double);
     const std::uint64_t inputBytes = m_n * m_p * sizeof(double);
     std::uint64_t capBytes = deviceOutputCapBytes(params);
     if (capBytes == 0) {
@@ -84,12 +91,16 @@ LrvDeviceRun::LrvDeviceRun(const data::ExpressionTable& table, const ParamSet& p
     device::requireDeviceMemory(inputBytes + extraDeviceBytes + buffers * m_plan.maxPairs * sizeof(double),
         "lrv on " + std::to_string(m_n) + " samples × " + std::to_string(m_p) + " features");
     m_y = device::DeviceBuffer<double>(m_n * m_p);
+    if (m_mode.weighted)
+        m_w = device::DeviceBuffer<double>(m_n * m_p);
     if (uploadFull)
         m_full = device::DeviceBuffer<double>(table.reference.size());
     if (m_mode.transformed())
         m_scale = device::DeviceBuffer<double>(m_p);
     timedUpload([&] {
         m_y.uploadAsync(table.values, stream());
+        if (m_mode.weighted)
+            m_w.uploadAsync(table.weights, stream());
         if (uploadFull)
             m_full.uploadAsync(table.reference, stream());
     });
@@ -108,6 +119,29 @@ LrvDeviceRun::LrvDeviceRun(const data::ExpressionTable& table, const ParamSet& p
         if (!m_hostRegistered)
             cudaGetLastError();
     }
+    if (m_plan.streamed())
+        m_copyCeilingGBs = measureCopyCeiling();
+}
+
+double LrvDeviceRun::measureCopyCeiling()
+{
+    // The copies take the poisoned buffer's NaNs to this run's own pairs of the host result, which every
+    // repetition overwrites: nothing there is lost.
+    KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    const std::uint64_t bytes = m_plan.maxPairs * sizeof(double);
+    device::Event begin;
+    device::Event end;
+    double best = 0.0;
+    for (int r = 0; r < OutputPolicy::kCeilingCopies; ++r) {
+        begin.record(m_copyStream.get());
+        KS_CUDA_CHECK(cudaMemcpyAsync(
+            m_hostBase + rowStart(m_rowBegin), m_out[0].data(), bytes, cudaMemcpyDeviceToHost, m_copyStream.get()));
+        end.record(m_copyStream.get());
+        end.synchronize();
+        const double ms = end.elapsedSince(begin);
+        best = r == 0 ? ms : std::min(best, ms);
+    }
+    return best > 0.0 ? static_cast<double>(bytes) / (best * 1e6) : 0.0;
 }
 
 void LrvDeviceRun::launchCentred(
@@ -179,11 +213,15 @@ std::string LrvDeviceRun::note() const
 {
     if (!m_plan.streamed())
         return {};
-    char text[160];
+    // The floor the copies alone set: this run's output at the ceiling measured at prepare.
+    const double outputBytes = static_cast<double>(rowStart(m_rowEnd) - rowStart(m_rowBegin)) * sizeof(double);
+    char text[320];
     std::snprintf(text, sizeof text,
-        "output streamed to the host in %zu chunks of at most %.0f MiB (timed; copies overlap the next chunk)%s",
+        "output streamed to the host in %zu chunks of at most %.0f MiB (timed; copies overlap the next chunk)%s; "
+        "one chunk's copy to the host at prepare: %.1f GB/s, so the %.2f GB output needs at least %.1f ms",
         m_plan.rows.size(), static_cast<double>(m_plan.maxPairs * sizeof(double)) / 1048576.0,
-        m_hostRegistered ? "" : "; host memory could not be page-locked");
+        m_hostRegistered || m_hostBase != m_host.data() ? "" : "; host memory could not be page-locked",
+        m_copyCeilingGBs, outputBytes / 1e9, m_copyCeilingGBs > 0.0 ? outputBytes / (m_copyCeilingGBs * 1e6) : 0.0);
     return text;
 }
 
@@ -359,13 +397,79 @@ __device__ void accumulateTile(const double* __restrict__ centred, std::uint64_t
     }
 }
 
+/// Weighted lrv of this thread's 4×4 pairs of tile (i0, j0) into out, in two passes over the samples: Σw, Σw² and
+/// Σw·x first (w = W_i·W_j, x = c_i − c_j), then Σw(x − x̄)² around x̄ = Σw·x / Σw.
+__device__ void weightedTile(const double* __restrict__ centred, const double* __restrict__ weights, std::uint64_t n,
+    std::uint64_t p, std::uint64_t i0, std::uint64_t j0, double (&out)[TilePolicy::kMicro][TilePolicy::kMicro])
+{
+    constexpr int kMicro = TilePolicy::kMicro;
+    __shared__ double rowsI[TilePolicy::kDepth][TilePolicy::kTile];
+    __shared__ double rowsJ[TilePolicy::kDepth][TilePolicy::kTile];
+    __shared__ double weightsI[TilePolicy::kDepth][TilePolicy::kTile];
+    __shared__ double weightsJ[TilePolicy::kDepth][TilePolicy::kTile];
+    const int tx = threadIdx.x % TilePolicy::kThreadsX;
+    const int ty = threadIdx.x / TilePolicy::kThreadsX;
+    double weight[kMicro][kMicro] = {}, mean[kMicro][kMicro] = {}, factor[kMicro][kMicro] = {};
+    // One pass over the samples; `pass` sees each sample's w and x for each of the thread's pairs.
+    const auto overSamples = [&](auto&& pass) {
+        for (std::uint64_t k0 = 0; k0 < n; k0 += TilePolicy::kDepth) {
+            loadCentredStage<TilePolicy::kDepth, TilePolicy::kTile, TilePolicy::kTile, TilePolicy::kThreads>(
+                centred, n, p, i0, j0, k0, rowsI, rowsJ);
+            loadCentredStage<TilePolicy::kDepth, TilePolicy::kTile, TilePolicy::kTile, TilePolicy::kThreads>(
+                weights, n, p, i0, j0, k0, weightsI, weightsJ); // zero weights past N or p add nothing
+            __syncthreads();
+#pragma unroll 4
+            for (int kk = 0; kk < TilePolicy::kDepth; ++kk) {
+                double a[kMicro], b[kMicro], wa[kMicro], wb[kMicro];
+#pragma unroll
+                for (int u = 0; u < kMicro; ++u) {
+                    a[u] = rowsI[kk][ty + TilePolicy::kThreadsY * u];
+                    wa[u] = weightsI[kk][ty + TilePolicy::kThreadsY * u];
+                    b[u] = rowsJ[kk][tx + TilePolicy::kThreadsX * u];
+                    wb[u] = weightsJ[kk][tx + TilePolicy::kThreadsX * u];
+                }
+#pragma unroll
+                for (int u = 0; u < kMicro; ++u)
+#pragma unroll
+                    for (int v = 0; v < kMicro; ++v)
+                        pass(u, v, wa[u] * wb[v], a[u] - b[v]);
+            }
+            __syncthreads();
+        }
+    };
+    overSamples([&](int u, int v, double w, double x) {
+        weight[u][v] += w;
+        factor[u][v] = fma(w, w, factor[u][v]);
+        mean[u][v] = fma(w, x, mean[u][v]);
+    });
+#pragma unroll
+    for (int u = 0; u < kMicro; ++u)
+#pragma unroll
+        for (int v = 0; v < kMicro; ++v) {
+            mean[u][v] /= weight[u][v];
+            factor[u][v] = weight[u][v] / (weight[u][v] * weight[u][v] - factor[u][v]);
+            out[u][v] = 0.0;
+        }
+    overSamples([&](int u, int v, double w, double x) {
+        const double d = x - mean[u][v];
+        out[u][v] = fma(w * d, d, out[u][v]);
+    });
+#pragma unroll
+    for (int u = 0; u < kMicro; ++u)
+#pragma unroll
+        for (int v = 0; v < kMicro; ++v)
+            out[u][v] *= factor[u][v];
+}
+
+/// A block per 64×64 tile (or, with onlyIf, a capped grid looping over them): lrv, or weighted lrv when kWeighted.
+template <bool kWeighted>
 __global__ void __launch_bounds__(TilePolicy::kThreads) tiledPairsKernel(const double* __restrict__ centred,
-    std::uint64_t n, std::uint64_t p, std::uint64_t firstTile, unsigned tileCount, std::uint64_t rowBegin,
-    std::uint64_t rowEnd, double* __restrict__ out, const unsigned int* onlyIf)
+    const double* __restrict__ weights, std::uint64_t n, std::uint64_t p, std::uint64_t firstTile, unsigned tileCount,
+    std::uint64_t rowBegin, std::uint64_t rowEnd, double* __restrict__ out, const unsigned int* onlyIf)
 {
     if (onlyIf && *onlyIf == 0)
         return;
-    const double scale = 1.0 / static_cast<double>(n - 1);
+    const double scale = kWeighted ? 1.0 : 1.0 / static_cast<double>(n - 1);
     const std::uint64_t base = rowStart(rowBegin);
     const int tx = threadIdx.x % TilePolicy::kThreadsX;
     const int ty = threadIdx.x / TilePolicy::kThreadsX;
@@ -377,7 +481,10 @@ __global__ void __launch_bounds__(TilePolicy::kThreads) tiledPairsKernel(const d
         const std::uint64_t i0 = r * TilePolicy::kTile;
         const std::uint64_t j0 = c * TilePolicy::kTile;
         double acc[TilePolicy::kMicro][TilePolicy::kMicro] = {};
-        accumulateTile(centred, n, p, i0, j0, acc);
+        if constexpr (kWeighted)
+            weightedTile(centred, weights, n, p, i0, j0, acc);
+        else
+            accumulateTile(centred, n, p, i0, j0, acc);
 #pragma unroll
         for (int u = 0; u < TilePolicy::kMicro; ++u) {
             const std::uint64_t i = i0 + ty + TilePolicy::kThreadsY * u;
@@ -411,7 +518,9 @@ TileRange tilesForRows(std::uint64_t rowBegin, std::uint64_t rowEnd, std::uint64
     return TileRange {first, static_cast<unsigned>(count)};
 }
 
-void launchTiledPairs(const double* centred, std::uint64_t n, std::uint64_t p, std::uint64_t rowBegin,
+namespace {
+template <bool kWeighted>
+void launchTiled(const double* centred, const double* weights, std::uint64_t n, std::uint64_t p, std::uint64_t rowBegin,
     std::uint64_t rowEnd, double* out, const unsigned int* onlyIf, cudaStream_t stream)
 {
     const TileRange tiles = tilesForRows(rowBegin, rowEnd, TilePolicy::kTile);
@@ -421,9 +530,25 @@ void launchTiledPairs(const double* centred, std::uint64_t n, std::uint64_t p, s
     if (blocks == 0)
         return;
     const unsigned grid = onlyIf ? device::gridFor(blocks, 1, TilePolicy::kFallbackBlocksPerSm) : blocks;
-    tiledPairsKernel<<<grid, TilePolicy::kThreads, 0, stream>>>(
-        centred, n, p, firstTile, blocks, rowBegin, rowEnd, out, onlyIf);
-    KS_CUDA_CHECK_LAUNCH("tiledPairsKernel");
+    tiledPairsKernel<kWeighted><<<grid, TilePolicy::kThreads, 0, stream>>>(
+        centred, weights, n, p, firstTile, blocks, rowBegin, rowEnd, out, onlyIf);
+    if constexpr (kWeighted)
+        KS_CUDA_CHECK_LAUNCH("tiledPairsKernel<weighted>");
+    else
+        KS_CUDA_CHECK_LAUNCH("tiledPairsKernel");
+}
+} // namespace
+
+void launchTiledPairs(const double* centred, std::uint64_t n, std::uint64_t p, std::uint64_t rowBegin,
+    std::uint64_t rowEnd, double* out, const unsigned int* onlyIf, cudaStream_t stream)
+{
+    launchTiled<false>(centred, nullptr, n, p, rowBegin, rowEnd, out, onlyIf, stream);
+}
+
+void launchWeightedTiledPairs(const double* centred, const double* weights, std::uint64_t n, std::uint64_t p,
+    std::uint64_t rowBegin, std::uint64_t rowEnd, double* out, const unsigned int* onlyIf, cudaStream_t stream)
+{
+    launchTiled<true>(centred, weights, n, p, rowBegin, rowEnd, out, onlyIf, stream);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -437,10 +562,23 @@ struct RefinePolicy {
     static constexpr std::uint64_t kMinWorklist = 1024; ///< … and at least this many
 };
 
-/// A warp per listed pair: Σ_k (c_ik − c_jk)² from the feature-major centred logs (coalesced along k).
-__global__ void __launch_bounds__(RefinePolicy::kThreads) recomputeListedKernel(const double* __restrict__ transposed,
-    std::uint64_t n, std::uint64_t stride, const std::uint64_t* __restrict__ worklist,
-    const unsigned int* worklistCount, unsigned int capacity, std::uint64_t chunkBase, double* __restrict__ out)
+/// The sum over a warp's lanes, in every lane.
+__device__ double warpSum(double value)
+{
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1)
+        value += __shfl_xor_sync(device::kFullWarpMask, value, offset);
+    return value;
+}
+
+/// A warp per listed pair: Σ_k (c_ik − c_jk)² from the feature-major centred logs (coalesced along k); weighted
+/// (kWeighted, W feature-major beside them), two passes: the weighted mean of c_i − c_j, then the weighted squared
+/// deviations.
+template <bool kWeighted>
+__global__ void __launch_bounds__(RefinePolicy::kThreads)
+    recomputeListedKernel(const double* __restrict__ transposed, const double* __restrict__ transposedWeights,
+        std::uint64_t n, std::uint64_t stride, const std::uint64_t* __restrict__ worklist,
+        const unsigned int* worklistCount, unsigned int capacity, std::uint64_t chunkBase, double* __restrict__ out)
 {
     const unsigned listed = min(*worklistCount, capacity);
     const unsigned lane = threadIdx.x & 31u;
@@ -448,16 +586,38 @@ __global__ void __launch_bounds__(RefinePolicy::kThreads) recomputeListedKernel(
     for (unsigned w = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; w < listed; w += warpsPerGrid) {
         std::uint64_t i = 0, j = 0;
         pairAt(worklist[w], i, j);
-        double squares = 0.0;
-        for (std::uint64_t k = lane; k < n; k += 32) {
-            const double d = transposed[i * stride + k] - transposed[j * stride + k];
-            squares = fma(d, d, squares);
+        const double* ci = transposed + i * stride;
+        const double* cj = transposed + j * stride;
+        double value = 0.0;
+        if constexpr (kWeighted) {
+            const double* wi = transposedWeights + i * stride;
+            const double* wj = transposedWeights + j * stride;
+            double weight = 0.0, weight2 = 0.0, sum = 0.0;
+            for (std::uint64_t k = lane; k < n; k += 32) {
+                const double wk = wi[k] * wj[k];
+                weight += wk;
+                weight2 = fma(wk, wk, weight2);
+                sum = fma(wk, ci[k] - cj[k], sum);
+            }
+            weight = warpSum(weight);
+            weight2 = warpSum(weight2);
+            const double mean = warpSum(sum) / weight;
+            double squares = 0.0;
+            for (std::uint64_t k = lane; k < n; k += 32) {
+                const double d = ci[k] - cj[k] - mean;
+                squares = fma(wi[k] * wj[k] * d, d, squares);
+            }
+            value = warpSum(squares) * weight / (weight * weight - weight2);
+        } else {
+            double squares = 0.0;
+            for (std::uint64_t k = lane; k < n; k += 32) {
+                const double d = ci[k] - cj[k];
+                squares = fma(d, d, squares);
+            }
+            value = warpSum(squares) / static_cast<double>(n - 1);
         }
-#pragma unroll
-        for (int offset = 16; offset > 0; offset >>= 1)
-            squares += __shfl_down_sync(device::kFullWarpMask, squares, offset);
         if (lane == 0)
-            out[worklist[w] - chunkBase] = squares / static_cast<double>(n - 1);
+            out[worklist[w] - chunkBase] = value;
     }
 }
 
@@ -481,14 +641,24 @@ double cancellationThreshold(std::uint64_t n)
 
 void launchRefinement(const double* transposed, std::uint64_t transposedStride, const double* centred, std::uint64_t n,
     std::uint64_t p, std::uint64_t rowBegin, std::uint64_t rowEnd, const std::uint64_t* worklist, unsigned int* flags,
-    unsigned int capacity, double* out, cudaStream_t stream, const unsigned int* decisionCount)
+    unsigned int capacity, double* out, cudaStream_t stream, const unsigned int* decisionCount,
+    const double* transposedWeights, const double* weights)
 {
-    recomputeListedKernel<<<RefinePolicy::kBlocks, RefinePolicy::kThreads, 0, stream>>>(
-        transposed, n, transposedStride, worklist, flags, capacity, rowStart(rowBegin), out);
-    KS_CUDA_CHECK_LAUNCH("recomputeListedKernel");
+    if (weights) {
+        recomputeListedKernel<true><<<RefinePolicy::kBlocks, RefinePolicy::kThreads, 0, stream>>>(
+            transposed, transposedWeights, n, transposedStride, worklist, flags, capacity, rowStart(rowBegin), out);
+        KS_CUDA_CHECK_LAUNCH("recomputeListedKernel<weighted>");
+    } else {
+        recomputeListedKernel<false><<<RefinePolicy::kBlocks, RefinePolicy::kThreads, 0, stream>>>(
+            transposed, nullptr, n, transposedStride, worklist, flags, capacity, rowStart(rowBegin), out);
+        KS_CUDA_CHECK_LAUNCH("recomputeListedKernel");
+    }
     worklistOverflowKernel<<<1, 1, 0, stream>>>(decisionCount ? decisionCount : flags, capacity, flags + 1);
     KS_CUDA_CHECK_LAUNCH("worklistOverflowKernel");
-    launchTiledPairs(centred, n, p, rowBegin, rowEnd, out, flags + 1, stream);
+    if (weights)
+        launchWeightedTiledPairs(centred, weights, n, p, rowBegin, rowEnd, out, flags + 1, stream);
+    else
+        launchTiledPairs(centred, n, p, rowBegin, rowEnd, out, flags + 1, stream);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -742,6 +912,216 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm
             out[pairIndex(i, j) - base] = shared.tile[row][col];
     }
 }
+
+// The weighted expansion on the tensor cores. With w = W_i·W_j and x = c_i − c_j per sample, B = W∘C and Q = W∘C²,
+// every sum of the weighted lrv is a product over the samples of two feature-major matrices:
+//   Σw = W_iᵀW_j,  Σw² = (W∘W)_iᵀ(W∘W)_j,  Σw·x = B_iᵀW_j − W_iᵀB_j,  Σw·x² = Q_iᵀW_j + W_iᵀQ_j − 2·B_iᵀB_j,
+// seven mma a k8 step into five accumulators (B, Q and W∘W formed from the C and W fragments in registers); then
+// Σw(x − x̄)² = Σw·x² − (Σw·x)²/Σw. Five accumulators fit a warp's 16×16 pairs, so a block is 32×32 pairs.
+struct WeightedDmmaPolicy {
+    static constexpr int kTile = 32;
+    static constexpr int kWarps = 4; ///< 2 × 2 warps of 16 × 16
+    static constexpr int kThreads = 32 * kWarps;
+    static constexpr int kBlocksPerSm = 3;
+    static constexpr int kWarpTile = 16; ///< one m16 tile down a warp's block …
+    static constexpr int kNTiles = kWarpTile / 8; ///< … and two n8 across
+    static constexpr int kArrays = 4; ///< C_i, W_i, C_j, W_j
+    static constexpr int kPerRow = DmmaPolicy::kDepth / 2; ///< 16-byte copies per feature and stage
+    static constexpr int kFeatureStep = kThreads / kPerRow; ///< features one pass of the block covers
+    static constexpr int kPasses = kTile / kFeatureStep;
+    static constexpr int kOutStride = kTile + 1;
+};
+
+/// Stages as DmmaShared's, for four arrays of 32 features; then the finished 32×32 tile.
+union WeightedDmmaShared {
+    double stages[2][WeightedDmmaPolicy::kArrays][DmmaPolicy::kSteps][WeightedDmmaPolicy::kTile][DmmaPolicy::kStep];
+    double tile[WeightedDmmaPolicy::kTile][WeightedDmmaPolicy::kOutStride];
+};
+
+/// One thread's share of filling a weighted stage (StageCopies' layout, four arrays): eight 16-byte copies.
+class WeightedStageCopies {
+public:
+    using Policy = WeightedDmmaPolicy;
+    using Stage = double[Policy::kArrays][DmmaPolicy::kSteps][Policy::kTile][DmmaPolicy::kStep];
+
+    __device__ WeightedStageCopies(const double* transposed, const double* transposedWeights, std::uint64_t stride,
+        std::uint64_t p, std::uint64_t i0, std::uint64_t j0)
+        : m_fallback(transposed)
+        , m_passStride(Policy::kFeatureStep * stride)
+    {
+        const int c = threadIdx.x % Policy::kPerRow;
+        const int t = threadIdx.x / Policy::kPerRow;
+        for (int a = 0; a < Policy::kArrays; ++a) {
+            const std::uint64_t first = (a < 2 ? i0 : j0) + t;
+            m_source[a] = (a % 2 == 0 ? transposed : transposedWeights) + first * stride + 2 * c;
+            for (int m = 0; m < Policy::kPasses; ++m)
+                if (first + m * Policy::kFeatureStep < p)
+                    m_valid |= 1u << (a * Policy::kPasses + m);
+        }
+        m_target = (c / (DmmaPolicy::kStep / 2)) * Policy::kTile * DmmaPolicy::kStep + t * DmmaPolicy::kStep
+            + 2 * (c % (DmmaPolicy::kStep / 2));
+    }
+
+    __device__ void issue(std::uint64_t k0, Stage& stage) const
+    {
+#pragma unroll
+        for (int a = 0; a < Policy::kArrays; ++a)
+#pragma unroll
+            for (int m = 0; m < Policy::kPasses; ++m) {
+                const bool valid = (m_valid >> (a * Policy::kPasses + m)) & 1u;
+                double* target = &stage[a][0][0][0] + m_target + m * Policy::kFeatureStep * DmmaPolicy::kStep;
+                copyAsync16(target, valid ? m_source[a] + m * m_passStride + k0 : m_fallback, valid);
+            }
+        commitCopies();
+    }
+
+private:
+    const double* m_source[Policy::kArrays];
+    const double* m_fallback; ///< a valid address for the zero-filling copies
+    std::uint64_t m_passStride;
+    unsigned m_valid = 0;
+    int m_target;
+};
+
+/// The weighted sums of one warp's 16×16 pairs, each as m16n8k8 accumulators over its two n8 tiles.
+struct WeightedSums {
+    double weight[WeightedDmmaPolicy::kNTiles][4] = {}; ///< Σw
+    double weight2[WeightedDmmaPolicy::kNTiles][4] = {}; ///< Σw²
+    double sum[WeightedDmmaPolicy::kNTiles][4] = {}; ///< Σw·x
+    double terms[WeightedDmmaPolicy::kNTiles][4] = {}; ///< Σw·(c_i² + c_j²)
+    double cross[WeightedDmmaPolicy::kNTiles][4] = {}; ///< Σw·c_i·c_j
+};
+
+__device__ void weightedGramTile(const double* __restrict__ transposed, const double* __restrict__ transposedWeights,
+    std::uint64_t stride, std::uint64_t p, std::uint64_t i0, std::uint64_t j0, WeightedSums& sums,
+    WeightedDmmaShared& shared)
+{
+    using Policy = WeightedDmmaPolicy;
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    const int wm = (warp >> 1) * Policy::kWarpTile;
+    const int wn = (warp & 1) * Policy::kWarpTile;
+    const int group = lane >> 2;
+    const int quad = lane & 3;
+    const std::uint64_t stages = stride / DmmaPolicy::kDepth;
+    const WeightedStageCopies copies(transposed, transposedWeights, stride, p, i0, j0);
+    copies.issue(0, shared.stages[0]);
+    for (std::uint64_t s = 0; s < stages; ++s) {
+        if (s + 1 < stages) {
+            copies.issue((s + 1) * DmmaPolicy::kDepth, shared.stages[(s + 1) & 1]);
+            waitCopies<1>();
+        } else {
+            waitCopies<0>();
+        }
+        __syncthreads();
+        const auto& stage = shared.stages[s & 1];
+#pragma unroll
+        for (int step = 0; step < DmmaPolicy::kSteps; ++step) {
+            // A's fragments: W_i and then B_i, Q_i, W_i² from them and C_i.
+            const double2 cTop = *reinterpret_cast<const double2*>(&stage[0][step][wm + group][2 * quad]);
+            const double2 cBottom = *reinterpret_cast<const double2*>(&stage[0][step][wm + group + 8][2 * quad]);
+            const double2 wTop = *reinterpret_cast<const double2*>(&stage[1][step][wm + group][2 * quad]);
+            const double2 wBottom = *reinterpret_cast<const double2*>(&stage[1][step][wm + group + 8][2 * quad]);
+            const double ca[4] = {cTop.x, cBottom.x, cTop.y, cBottom.y};
+            const double wa[4] = {wTop.x, wBottom.x, wTop.y, wBottom.y};
+            double ba[4], qa[4], w2a[4];
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                ba[e] = wa[e] * ca[e];
+                qa[e] = ba[e] * ca[e];
+                w2a[e] = wa[e] * wa[e];
+            }
+#pragma unroll
+            for (int v = 0; v < Policy::kNTiles; ++v) {
+                const int col = wn + 8 * v + group;
+                const double2 cCol = *reinterpret_cast<const double2*>(&stage[2][step][col][2 * quad]);
+                const double2 wCol = *reinterpret_cast<const double2*>(&stage[3][step][col][2 * quad]);
+                const double wb[2] = {wCol.x, wCol.y};
+                const double bb[2] = {wCol.x * cCol.x, wCol.y * cCol.y};
+                const double nb[2] = {-bb[0], -bb[1]};
+                const double qb[2] = {bb[0] * cCol.x, bb[1] * cCol.y};
+                const double w2b[2] = {wb[0] * wb[0], wb[1] * wb[1]};
+                dmma1688(sums.weight[v], wa, wb);
+                dmma1688(sums.weight2[v], w2a, w2b);
+                dmma1688(sums.sum[v], ba, wb);
+                dmma1688(sums.sum[v], wa, nb);
+                dmma1688(sums.terms[v], qa, wb);
+                dmma1688(sums.terms[v], wa, qb);
+                dmma1688(sums.cross[v], ba, bb);
+            }
+        }
+        __syncthreads(); // this buffer is refilled two stages on
+    }
+}
+
+__global__ void __launch_bounds__(WeightedDmmaPolicy::kThreads, WeightedDmmaPolicy::kBlocksPerSm)
+    weightedDmmaPairsKernel(const double* __restrict__ transposed, const double* __restrict__ transposedWeights,
+        std::uint64_t stride, std::uint64_t p, std::uint64_t firstTile, std::uint64_t rowBegin, std::uint64_t rowEnd,
+        double* __restrict__ out, double tau, std::uint64_t* worklist, unsigned int* worklistCount,
+        unsigned int capacity)
+{
+    using Policy = WeightedDmmaPolicy;
+    std::uint64_t r = 0, c = 0;
+    triangleAt(firstTile + blockIdx.x, r, c);
+    const std::uint64_t i0 = r * Policy::kTile;
+    const std::uint64_t j0 = c * Policy::kTile;
+    __shared__ WeightedDmmaShared shared;
+    WeightedSums sums;
+    weightedGramTile(transposed, transposedWeights, stride, p, i0, j0, sums, shared);
+
+    // Weighted lrv from the accumulators into the shared tile (flagging cancelling pairs on the way) ...
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    const int li = (warp >> 1) * Policy::kWarpTile + (lane >> 2);
+    const int lj = (warp & 1) * Policy::kWarpTile + 2 * (lane & 3);
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+        const int row = li + 8 * half;
+        const std::uint64_t i = i0 + row;
+        const bool rowListed = i < p && i >= rowBegin && i < rowEnd;
+#pragma unroll
+        for (int v = 0; v < Policy::kNTiles; ++v)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int e = 2 * half + h;
+                const int col = lj + 8 * v + h;
+                const std::uint64_t j = j0 + col;
+                const double weight = sums.weight[v][e];
+                const double sum = sums.sum[v][e];
+                const double terms = sums.terms[v][e];
+                const double numerator = terms - 2.0 * sums.cross[v][e] - sum * sum / weight;
+                shared.tile[row][col] = numerator * weight / (weight * weight - sums.weight2[v][e]);
+                if (rowListed && j < i && !(numerator >= tau * terms)) { // NaN-safe: listed too
+                    const unsigned slot = atomicAdd(worklistCount, 1u);
+                    if (slot < capacity)
+                        worklist[slot] = pairIndex(i, j);
+                }
+            }
+    }
+    __syncthreads();
+    // ... then stored row by row: consecutive threads, consecutive j.
+    const std::uint64_t base = rowStart(rowBegin);
+    for (int e = threadIdx.x; e < Policy::kTile * Policy::kTile; e += Policy::kThreads) {
+        const int row = e / Policy::kTile;
+        const int col = e % Policy::kTile;
+        const std::uint64_t i = i0 + row;
+        const std::uint64_t j = j0 + col;
+        if (j < i && i < p && i >= rowBegin && i < rowEnd)
+            out[pairIndex(i, j) - base] = shared.tile[row][col];
+    }
+}
+
+/// W feature-major: p rows of `stride` ≥ n values, the samples then zeros (centredFeaturesKernel's threads).
+__global__ void __launch_bounds__(CentredLogsPolicy::kThreads) featureMajorKernel(const double* __restrict__ w,
+    std::uint64_t n, std::uint64_t p, double* __restrict__ transposed, std::uint64_t stride)
+{
+    const int tx = threadIdx.x % CentredLogsPolicy::kFeatures;
+    const int ty = threadIdx.x / CentredLogsPolicy::kFeatures;
+    const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * CentredLogsPolicy::kFeatures + tx;
+    if (i < p)
+        for (std::uint64_t k = ty; k < stride; k += CentredLogsPolicy::kRows)
+            transposed[i * stride + k] = k < n ? w[k * p + i] : 0.0;
+}
 } // namespace
 
 namespace {
@@ -909,15 +1289,14 @@ __global__ void __launch_bounds__(ThreadPerPairPolicy::kThreads)
     }
 }
 
-/// Device bytes thread_per_pair needs beside Y for its mode: x, W, and for weighted alpha Yfull^a and Wfull.
+/// Device bytes thread_per_pair needs beside Y (and W) for its mode: x, and for weighted alpha Yfull^a and Wfull.
 std::uint64_t threadPerPairBytes(const data::ExpressionTable& t, const ParamSet& params)
 {
     const Mode mode = modeOf(t, params);
     if (!mode.weighted && !mode.transformed())
         return 0;
-    const std::uint64_t cells = t.values.size();
     const std::uint64_t full = mode.weighted && mode.transformed() ? 2 * t.fullValues().size() : 0;
-    return (cells * (mode.weighted ? 2 : 1) + full) * sizeof(double);
+    return (t.values.size() + full) * sizeof(double);
 }
 
 class ThreadPerPairRun final : public LrvDeviceRun {
@@ -930,19 +1309,11 @@ public:
             return; // the log-ratio from Y directly
         // Allocated before the timed upload, which times copies only.
         m_x = device::DeviceBuffer<double>(m_n * m_p);
-        const bool pairMeans = m_mode.weighted && m_mode.transformed();
-        if (m_mode.weighted)
-            m_w = device::DeviceBuffer<double>(m_n * m_p);
-        if (pairMeans) {
+        if (m_mode.weighted && m_mode.transformed()) {
             m_xFull = device::DeviceBuffer<double>(table.fullValues().size());
             m_wFull = device::DeviceBuffer<double>(table.fullWeights().size());
+            timedUpload([&] { m_wFull.uploadAsync(table.fullWeights(), stream()); });
         }
-        timedUpload([&] {
-            if (m_mode.weighted)
-                m_w.uploadAsync(table.weights, stream());
-            if (pairMeans)
-                m_wFull.uploadAsync(table.fullWeights(), stream());
-        });
     }
     void beforeChunks() override
     {
@@ -996,7 +1367,6 @@ private:
 
     int m_sms;
     device::DeviceBuffer<double> m_x; ///< log y, y^a, or y^a / (m_i·a)
-    device::DeviceBuffer<double> m_w; ///< W
     device::DeviceBuffer<double> m_xFull; ///< Yfull^a (weighted alpha)
     device::DeviceBuffer<double> m_wFull; ///< Wfull (weighted alpha)
 };
@@ -1008,7 +1378,7 @@ class LogsTiledRun final : public LrvDeviceRun {
 public:
     LogsTiledRun(const data::ExpressionTable& table, const ParamSet& params)
         : LrvDeviceRun(table, params, (table.samples + 1) * table.features * sizeof(double), TilePolicy::kTile,
-            ModeSupport::Unweighted)
+            ModeSupport::Weighted)
         , m_centred(m_n * m_p)
         , m_sumSquares(m_p)
     {
@@ -1016,7 +1386,10 @@ public:
     void beforeChunks() override { launchCentred(m_centred.data(), m_sumSquares.data(), nullptr, 0); }
     void computeChunk(std::uint64_t rowBegin, std::uint64_t rowEnd, double* out) override
     {
-        launchTiledPairs(m_centred.data(), m_n, m_p, rowBegin, rowEnd, out, nullptr, stream());
+        if (m_mode.weighted)
+            launchWeightedTiledPairs(m_centred.data(), m_w.data(), m_n, m_p, rowBegin, rowEnd, out, nullptr, stream());
+        else
+            launchTiledPairs(m_centred.data(), m_n, m_p, rowBegin, rowEnd, out, nullptr, stream());
     }
 
 private:
@@ -1025,7 +1398,16 @@ private:
 };
 
 // -----------------------------------------------------------------------------------------------------------
-// dmma_refined: centred logs, the tensor-core expansion written from registers, cancelling pairs recomputed.
+// dmma_refined: centred logs, the tensor-core expansion written from registers, cancelling pairs recomputed; weighted
+// lrv through the weighted expansion (32×32 tiles), W feature-major beside the centred logs.
+
+/// Device bytes dmma_refined needs beside Y (and W): the centred logs twice, their squares, W feature-major.
+std::uint64_t dmmaRefinedBytes(const data::ExpressionTable& t, const ParamSet& params)
+{
+    const std::uint64_t stride = dmmaStride(t.samples);
+    const std::uint64_t weighted = modeOf(t, params).weighted ? stride * t.features : 0;
+    return ((t.samples + stride + 1) * t.features + weighted) * sizeof(double);
+}
 
 class DmmaRefinedRun final : public LrvDeviceRun {
 public:
@@ -1033,11 +1415,11 @@ public:
     using FlagsCombiner = std::function<void(unsigned int* flags, cudaStream_t stream)>;
 
     DmmaRefinedRun(const data::ExpressionTable& table, const ParamSet& params, OutputShare share = {})
-        : LrvDeviceRun(table, params, (table.samples + dmmaStride(table.samples) + 1) * table.features * sizeof(double),
-            DmmaPolicy::kTile, ModeSupport::Unweighted, share)
+        : LrvDeviceRun(table, params, dmmaRefinedBytes(table, params), DmmaPolicy::kTile, ModeSupport::Weighted, share)
         , m_stride(dmmaStride(m_n))
         , m_centred(m_n * m_p)
         , m_transposed(m_stride * m_p)
+        , m_transposedWeights(m_mode.weighted ? m_stride * m_p : 0)
         , m_sumSquares(m_p)
         , m_capacity(worklistCapacity(m_pairs))
         , m_worklist(m_capacity)
@@ -1053,10 +1435,16 @@ public:
     void beforeChunks() override
     {
         launchCentred(m_centred.data(), m_sumSquares.data(), m_transposed.data(), m_stride);
+        if (m_mode.weighted) {
+            featureMajorKernel<<<device::blocksFor(m_p, CentredLogsPolicy::kFeatures), CentredLogsPolicy::kThreads, 0,
+                stream()>>>(m_w.data(), m_n, m_p, m_transposedWeights.data(), m_stride);
+            KS_CUDA_CHECK_LAUNCH("featureMajorKernel");
+        }
     }
     void computeChunk(std::uint64_t rowBegin, std::uint64_t rowEnd, double* out) override
     {
-        const TileRange tiles = tilesForRows(rowBegin, rowEnd, DmmaPolicy::kTile);
+        const TileRange tiles
+            = tilesForRows(rowBegin, rowEnd, m_mode.weighted ? WeightedDmmaPolicy::kTile : DmmaPolicy::kTile);
         // Plain copies: GCC warns about a launch argument taken from a struct member.
         const std::uint64_t firstTile = tiles.first;
         const unsigned blocks = tiles.count;
@@ -1066,14 +1454,22 @@ public:
                 m_combineFlags(m_flags.data(), stream());
             return;
         }
-        dmmaPairsKernel<<<blocks, DmmaPolicy::kThreads, 0, stream()>>>(m_transposed.data(), m_stride,
-            m_sumSquares.data(), m_n, m_p, firstTile, rowBegin, rowEnd, out, m_tau, m_worklist.data(), m_flags.data(),
-            m_capacity);
-        KS_CUDA_CHECK_LAUNCH("dmmaPairsKernel");
+        if (m_mode.weighted) {
+            weightedDmmaPairsKernel<<<blocks, WeightedDmmaPolicy::kThreads, 0, stream()>>>(m_transposed.data(),
+                m_transposedWeights.data(), m_stride, m_p, firstTile, rowBegin, rowEnd, out, m_tau, m_worklist.data(),
+                m_flags.data(), m_capacity);
+            KS_CUDA_CHECK_LAUNCH("weightedDmmaPairsKernel");
+        } else {
+            dmmaPairsKernel<<<blocks, DmmaPolicy::kThreads, 0, stream()>>>(m_transposed.data(), m_stride,
+                m_sumSquares.data(), m_n, m_p, firstTile, rowBegin, rowEnd, out, m_tau, m_worklist.data(),
+                m_flags.data(), m_capacity);
+            KS_CUDA_CHECK_LAUNCH("dmmaPairsKernel");
+        }
         if (m_combineFlags)
             m_combineFlags(m_flags.data(), stream());
         launchRefinement(m_transposed.data(), m_stride, m_centred.data(), m_n, m_p, rowBegin, rowEnd, m_worklist.data(),
-            m_flags.data(), m_capacity, out, stream(), m_combineFlags ? m_flags.data() + 2 : nullptr);
+            m_flags.data(), m_capacity, out, stream(), m_combineFlags ? m_flags.data() + 2 : nullptr,
+            m_mode.weighted ? m_transposedWeights.data() : nullptr, m_mode.weighted ? m_w.data() : nullptr);
     }
     /// A multi-device run whose parts are each one chunk decides the refinement's fallback on the flagged pairs of
     /// every device together, as the single-device run decides on the whole triangle: `combine` writes that sum
@@ -1084,6 +1480,7 @@ private:
     std::uint64_t m_stride; ///< samples per row of m_transposed: N rounded up to whole stages
     device::DeviceBuffer<double> m_centred;
     device::DeviceBuffer<double> m_transposed;
+    device::DeviceBuffer<double> m_transposedWeights; ///< W feature-major like m_transposed (weighted lrv)
     device::DeviceBuffer<double> m_sumSquares;
     unsigned int m_capacity;
     device::DeviceBuffer<std::uint64_t> m_worklist;

@@ -58,6 +58,12 @@ void launchFeatureScales(
 void launchTiledPairs(const double* centred, std::uint64_t n, std::uint64_t p, std::uint64_t rowBegin,
     std::uint64_t rowEnd, double* out, const unsigned int* onlyIf, cudaStream_t stream);
 
+/// The same for weighted lrv: with w = W[k][i]·W[k][j] and x = C[k][i] − C[k][j] (centred logs: a shift of x by a
+/// pair's constant leaves its weighted variance as it is), Σw(x − x̄)² · Σw / ((Σw)² − Σw²), x̄ = Σw·x / Σw, in two
+/// passes over the samples (the weighted mean, then the squared deviations). `weights` is W, N × p like C.
+void launchWeightedTiledPairs(const double* centred, const double* weights, std::uint64_t n, std::uint64_t p,
+    std::uint64_t rowBegin, std::uint64_t rowEnd, double* out, const unsigned int* onlyIf, cudaStream_t stream);
+
 /// Room in a chunk's worklist of pairs to recompute: a sixteenth of the pairs, at least 1024.
 unsigned int worklistCapacity(std::uint64_t pairs);
 
@@ -69,21 +75,24 @@ double cancellationThreshold(std::uint64_t n);
 /// centred logs (rows `transposedStride` apart), and — when more pairs were flagged than the list holds (flags[0] >
 /// capacity) — the whole chunk with the tiled kernel; flags[1] receives that overflow decision, taken on the device so
 /// the stream never waits. `decisionCount`, when given, is the count that decision compares with the capacity instead
-/// of flags[0] (a multi-device run's flagged pairs summed over its devices).
+/// of flags[0] (a multi-device run's flagged pairs summed over its devices). Weighted lrv passes W twice, like the
+/// centred logs: feature-major (`transposedWeights`, the same stride) and N × p (`weights`).
 void launchRefinement(const double* transposed, std::uint64_t transposedStride, const double* centred, std::uint64_t n,
     std::uint64_t p, std::uint64_t rowBegin, std::uint64_t rowEnd, const std::uint64_t* worklist, unsigned int* flags,
-    unsigned int capacity, double* out, cudaStream_t stream, const unsigned int* decisionCount = nullptr);
+    unsigned int capacity, double* out, cudaStream_t stream, const unsigned int* decisionCount = nullptr,
+    const double* transposedWeights = nullptr, const double* weights = nullptr);
 
 /// Which of propr's modes (lrv.h's Mode) a GPU variant computes; the others it skips, naming who computes them.
 enum class ModeSupport {
     LogOnly, ///< the unweighted log-ratio lrv
     Unweighted, ///< and the alpha transform, through centred features (launchCentred)
-    All, ///< and the weighted modes
+    Weighted, ///< and weighted lrv (W uploaded as m_w); not weighted alpha, whose means depend on the pair
+    All, ///< and weighted alpha
 };
 
 /// Base of every lrv GPU variant: Y uploaded once, the output plan, and run() = beforeChunks() then every chunk,
 /// streamed through two device buffers and a copy stream when the plan has several. With the alpha transform the
-/// reference Yfull (when one was given) is uploaded too, and the feature scales have a buffer.
+/// reference Yfull (when one was given) is uploaded too, and the feature scales have a buffer; with weights, W.
 class LrvDeviceRun : public device::CudaPreparedRun {
 public:
     using Model = data::ExpressionTable;
@@ -119,10 +128,14 @@ protected:
     std::uint64_t m_rowBegin; ///< this run's rows
     std::uint64_t m_rowEnd;
     device::DeviceBuffer<double> m_y;
+    device::DeviceBuffer<double> m_w; ///< W, N × p like Y, uploaded in a weighted mode
     device::DeviceBuffer<double> m_full; ///< the reference Yfull, uploaded with alpha when one was given
     device::DeviceBuffer<double> m_scale; ///< p feature scales with alpha: 1 / (m_i·alpha)
 
 private:
+    /// GB/s of the fastest of a few copies of one chunk buffer into the host result (streamed runs, at prepare).
+    double measureCopyCeiling();
+
     ChunkPlan m_plan;
     device::DeviceBuffer<double> m_out[2];
     device::Stream m_copyStream;
@@ -131,6 +144,7 @@ private:
     std::vector<double> m_host;
     double* m_hostBase = nullptr; ///< where streamed chunks land: m_host, or the share's host vector
     bool m_hostRegistered = false;
+    double m_copyCeilingGBs = 0.0; ///< measureCopyCeiling's figure (streamed runs)
 };
 
 } // namespace ks::lrv::gpu

@@ -110,12 +110,12 @@ public:
                 Backend::Cuda, KS_GPU_PREPARE(prepareThreadPerPair)),
             gpuVariant("logs_tiled", "Centred logs, register-tiled triangle",
                 "logs once and centred per feature; 64×64 triangle tiles, 4×4 pairs per thread in registers, "
-                "Σ(c_i − c_j)² accurate for nearly proportional pairs",
+                "Σ(c_i − c_j)² accurate for nearly proportional pairs (weighted: two passes, mean then deviations)",
                 Backend::Cuda, KS_GPU_PREPARE(prepareLogsTiled)),
             gpuVariant("dmma_refined", "Tensor-core expansion, refined",
                 "centred logs; s_i + s_j − 2·c_i·c_j with the Gram tile from FP64 tensor cores (mma.sync "
                 "m16n8k8 on Hopper, m8n8k4 before) and the lrv written from registers; cancelling pairs recomputed "
-                "directly",
+                "directly (weighted: Σw, Σw², Σw·x and Σw·x² as five tensor-core products over 32×32 tiles)",
                 Backend::Cuda, KS_GPU_PREPARE(prepareDmmaRefined)),
             multiDeviceVariant("dmma_refined_multi", "Tensor-core expansion, refined, on several GPUs",
                 "dmma_refined with the triangle's rows split in blocks of equal pair counts, one per GPU, a host "
