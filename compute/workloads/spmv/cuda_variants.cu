@@ -90,6 +90,7 @@ __device__ __forceinline__ T partialRow(const int* __restrict__ col, const T* __
 
 struct LongRowPolicy : LongRowThresholds {
     static constexpr int kThreads = 256; ///< a chunk's block: kChunk / kThreads non-zeros per thread
+    static constexpr int kWideThreads = 512; ///< a wide chunk's block: the same non-zeros per thread
     static constexpr int kFinishThreads = 128; ///< the finishing kernel: a thread per long row
 };
 
@@ -99,36 +100,38 @@ constexpr int longRowLimit(int lanes)
     return lanes * LongRowPolicy::kPerLane;
 }
 
-/// The sum of `value` over the block's threads (LongRowPolicy::kThreads of them), in thread 0.
-template <class T> __device__ __forceinline__ T blockSum(T value)
+/// The sum of `value` over the block's Threads threads, in thread 0.
+template <int Threads, class T> __device__ __forceinline__ T blockSum(T value)
 {
-    __shared__ T warpSums[LongRowPolicy::kThreads / 32];
+    static_assert(Threads <= 32 * 32);
+    __shared__ T warpSums[Threads / 32];
     value = groupSum<32>(value);
     if (threadIdx.x % 32 == 0)
         warpSums[threadIdx.x / 32] = value;
     __syncthreads();
-    value = threadIdx.x < LongRowPolicy::kThreads / 32 ? warpSums[threadIdx.x] : T(0);
+    value = threadIdx.x < Threads / 32 ? warpSums[threadIdx.x] : T(0);
     if (threadIdx.x < 32)
         value = groupSum<32>(value);
     return value;
 }
 
-template <class T>
-__global__ void __launch_bounds__(LongRowPolicy::kThreads) longChunkKernel(const int* __restrict__ chunkRow,
+/// A block per chunk of Chunk non-zeros of a long row: its partial sum into partial[blockIdx.x].
+template <class T, int Threads, int Chunk>
+__global__ void __launch_bounds__(Threads) longChunkKernel(const int* __restrict__ chunkRow,
     const int* __restrict__ chunkBegin, const int* __restrict__ rowPtr, const int* __restrict__ col,
     const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ partial)
 {
     // All of a thread's kItems loads of columns and values are issued before its gathers (partialRow's batches of
     // four in two rounds took 0.142 ms on 20,000 rows of 2,000 in float32 on an H100, this 0.124).
-    constexpr int kItems = LongRowPolicy::kChunk / LongRowPolicy::kThreads;
-    static_assert(LongRowPolicy::kChunk % LongRowPolicy::kThreads == 0);
+    constexpr int kItems = Chunk / Threads;
+    static_assert(Chunk % Threads == 0);
     const int begin = chunkBegin[blockIdx.x];
-    const int end = min(begin + LongRowPolicy::kChunk, rowPtr[chunkRow[blockIdx.x] + 1]);
+    const int end = min(begin + Chunk, rowPtr[chunkRow[blockIdx.x] + 1]);
     int c[kItems];
     T v[kItems];
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
-        const int k = begin + i * LongRowPolicy::kThreads + static_cast<int>(threadIdx.x);
+        const int k = begin + i * Threads + static_cast<int>(threadIdx.x);
         c[i] = k < end ? loadOnce(col + k) : 0;
         v[i] = k < end ? loadOnce(val + k) : T(0);
     }
@@ -136,7 +139,7 @@ __global__ void __launch_bounds__(LongRowPolicy::kThreads) longChunkKernel(const
 #pragma unroll
     for (int i = 0; i < kItems; ++i)
         sum += v[i] * x[c[i]];
-    sum = blockSum(sum);
+    sum = blockSum<Threads>(sum);
     if (threadIdx.x == 0)
         partial[blockIdx.x] = sum;
 }
@@ -163,17 +166,24 @@ public:
     LongRows(const data::CsrMatrix& a, int limit)
         : m_limit(limit)
     {
+        // The rows of up to kWideChunk first, in chunks of kChunk, then the longer ones in chunks of kWideChunk: each
+        // row's chunks are consecutive, and the wide ones a list of their own for their launch.
         m_firstChunk.push_back(0);
-        for (std::uint64_t row = 0; row < a.rows; ++row) {
-            const std::int64_t length = a.rowPtr[row + 1] - a.rowPtr[row];
-            if (length <= limit)
-                continue;
-            m_rows.push_back(static_cast<int>(row));
-            for (std::int64_t k = 0; k < length; k += LongRowPolicy::kChunk) {
-                m_chunkRow.push_back(static_cast<int>(row));
-                m_chunkBegin.push_back(static_cast<int>(a.rowPtr[row] + k));
+        for (const bool wide : {false, true}) {
+            const std::int64_t chunk = wide ? LongRowPolicy::kWideChunk : LongRowPolicy::kChunk;
+            for (std::uint64_t row = 0; row < a.rows; ++row) {
+                const std::int64_t length = a.rowPtr[row + 1] - a.rowPtr[row];
+                if (length <= limit || (length > LongRowPolicy::kWideChunk) != wide)
+                    continue;
+                m_rows.push_back(static_cast<int>(row));
+                for (std::int64_t k = 0; k < length; k += chunk) {
+                    m_chunkRow.push_back(static_cast<int>(row));
+                    m_chunkBegin.push_back(static_cast<int>(a.rowPtr[row] + k));
+                }
+                m_firstChunk.push_back(static_cast<int>(m_chunkRow.size()));
             }
-            m_firstChunk.push_back(static_cast<int>(m_chunkRow.size()));
+            if (!wide)
+                m_narrowChunks = m_chunkRow.size();
         }
     }
     /// Device bytes allocate() takes.
@@ -210,9 +220,19 @@ public:
     {
         if (m_rows.empty())
             return;
-        longChunkKernel<T><<<static_cast<unsigned>(m_chunkRow.size()), LongRowPolicy::kThreads, 0, stream>>>(
-            m_dChunkRow.data(), m_dChunkBegin.data(), rowPtr, col, val, x, m_partial.data());
-        KS_CUDA_CHECK_LAUNCH("longChunkKernel");
+        if (m_narrowChunks > 0) {
+            longChunkKernel<T, LongRowPolicy::kThreads, LongRowPolicy::kChunk>
+                <<<static_cast<unsigned>(m_narrowChunks), LongRowPolicy::kThreads, 0, stream>>>(
+                    m_dChunkRow.data(), m_dChunkBegin.data(), rowPtr, col, val, x, m_partial.data());
+            KS_CUDA_CHECK_LAUNCH("longChunkKernel");
+        }
+        if (const std::size_t wide = m_chunkRow.size() - m_narrowChunks; wide > 0) {
+            longChunkKernel<T, LongRowPolicy::kWideThreads, LongRowPolicy::kWideChunk>
+                <<<static_cast<unsigned>(wide), LongRowPolicy::kWideThreads, 0, stream>>>(
+                    m_dChunkRow.data() + m_narrowChunks, m_dChunkBegin.data() + m_narrowChunks, rowPtr, col, val, x,
+                    m_partial.data() + m_narrowChunks);
+            KS_CUDA_CHECK_LAUNCH("longChunkKernel<wide>");
+        }
         longFinishKernel<T>
             <<<device::blocksFor(m_rows.size(), LongRowPolicy::kFinishThreads), LongRowPolicy::kFinishThreads, 0,
                 stream>>>(static_cast<int>(m_rows.size()), m_dRows.data(), m_dFirstChunk.data(), m_partial.data(), y);
@@ -220,14 +240,18 @@ public:
     }
     int limit() const { return m_limit; }
     std::size_t rows() const { return m_rows.size(); }
-    /// "3 rows longer than 256 non-zeros in 229 blocks of up to 2048", or empty when there are none.
+    /// "3 rows longer than 256 non-zeros in 229 blocks of up to 2048 (4096 for rows longer than 4096)", or empty
+    /// when there are none.
     std::string note() const
     {
         if (m_rows.empty())
             return {};
+        const std::string wide = m_narrowChunks == m_chunkRow.size() ? ""
+                                                                     : " (" + std::to_string(LongRowPolicy::kWideChunk)
+                + " for rows longer than " + std::to_string(LongRowPolicy::kWideChunk) + ")";
         return std::to_string(m_rows.size()) + (m_rows.size() == 1 ? " row" : " rows") + " longer than "
             + std::to_string(m_limit) + " non-zeros in " + std::to_string(m_chunkRow.size()) + " blocks of up to "
-            + std::to_string(LongRowPolicy::kChunk);
+            + std::to_string(LongRowPolicy::kChunk) + wide;
     }
 
 private:
@@ -236,6 +260,7 @@ private:
     std::vector<int> m_firstChunk;
     std::vector<int> m_chunkRow;
     std::vector<int> m_chunkBegin;
+    std::size_t m_narrowChunks = 0; ///< the chunks of kChunk come first in the lists, then those of kWideChunk
     device::DeviceBuffer<int> m_dRows;
     device::DeviceBuffer<int> m_dFirstChunk;
     device::DeviceBuffer<int> m_dChunkRow;

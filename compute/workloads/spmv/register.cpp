@@ -86,19 +86,19 @@ public:
                 "rows split over threads in parts of equal non-zero count, sums in the value type", prepareCpuOpenMp),
             gpuVariant("scalar", "Scalar: thread per row (seed)",
                 "the seed's scalar kernel: one thread per row; threads with long rows hold up their warp (rows of "
-                "more than 64 non-zeros: a block per 2,048 of them)",
+                "more than 64 non-zeros: a block per 2,048 of them, 4,096 past 4,096)",
                 Backend::Cuda, KS_GPU_PREPARE(prepareScalar)),
             gpuVariant("vector", "Vector: warp per row (seed)",
                 "the seed's vector kernel: 32 lanes stride over a row, shuffle reduction (rows of more than 2,048 "
-                "non-zeros: a block per 2,048 of them)",
+                "non-zeros: a block per 2,048 of them, 4,096 past 4,096)",
                 Backend::Cuda, KS_GPU_PREPARE(prepareVector)),
             gpuVariant("adaptive", "Adaptive scalar/vector (seed)",
                 "the seed's switch: a warp per row, lane 0 alone for rows of up to 32 non-zeros, the whole warp "
-                "for longer ones (beyond 2,048 non-zeros: a block per 2,048 of them)",
+                "for longer ones (beyond 2,048 non-zeros: a block per 2,048 of them, 4,096 past 4,096)",
                 Backend::Cuda, KS_GPU_PREPARE(prepareAdaptive)),
             gpuVariant("row_binning", "Row binning (seed strategy 2)",
                 "rows binned by length at prepare: up to 8 non-zeros a thread each, 9–64 a warp, longer ones a "
-                "block per 2,048 non-zeros",
+                "block per 2,048 non-zeros (4,096 past 4,096)",
                 Backend::Cuda, KS_GPU_PREPARE(prepareRowBinning)),
             gpuVariant("ell", "ELL (seed strategy 4)",
                 "rows padded to the longest and stored column-major at prepare, a thread per row, coalesced; "
@@ -106,7 +106,7 @@ public:
                 Backend::Cuda, KS_GPU_PREPARE(prepareEll)),
             gpuVariant("subwarp", "Sub-warp rows",
                 "2–32 lanes per row, the width chosen from the mean row length (about two non-zeros a lane); rows of "
-                "more than 64 non-zeros a lane go to a block per 2,048 of them",
+                "more than 64 non-zeros a lane go to a block per 2,048 of them (4,096 past 4,096)",
                 Backend::Cuda, KS_GPU_PREPARE(prepareSubwarp)),
             gpuVariant("merge_path", "Merge-path load balance",
                 "equal shares of the merged row ends and non-zeros per thread (Merrill & Garland 2016); "
@@ -115,7 +115,7 @@ public:
             gpuVariant("row_tiles", "Row tiles, column panels",
                 "consecutive rows in tiles of up to 4,093 non-zeros, staged in shared memory with 16-byte loads and "
                 "summed a thread per row (a warp past 32); x cut into column panels, a pass each, when it outgrows "
-                "two fifths of L2; rows of more than 4,093 non-zeros a block per 2,048 of them",
+                "two fifths of L2; rows of more than 4,093 non-zeros a block per 2,048 of them (4,096 past 4,096)",
                 Backend::Cuda, KS_GPU_PREPARE(prepareRowTiles)),
             gpuVariant("auto", "Automatic choice",
                 "the kernel for the matrix chosen at prepare from its row statistics (longest row against the mean, "
