@@ -721,49 +721,51 @@ template <int Pending> __device__ __forceinline__ void waitCopies()
 #endif
 }
 
-/// One thread's share of filling a stage: samples [k0, k0 + kDepth) of features i0… and j0… from the feature-major
-/// centred logs (rows `stride` apart, zero beyond N). Eight threads copy a feature's 128 bytes, 16 bytes each; the
-/// thread keeps its sources and validity for the whole tile, so a stage costs it only the copies.
-class StageCopies {
+/// One thread's share of filling a stage: samples [k0, k0 + kDepth) of `Arrays` blocks of Tile features, block a
+/// from the feature-major matrix matrices[a] (rows `stride` apart, zero beyond N) starting at feature first[a]. Eight
+/// threads copy a feature's 128 bytes, 16 bytes each; the thread keeps its sources and validity for the whole tile,
+/// so a stage costs it only the copies.
+template <int Arrays, int Tile, int Threads> class StageCopies {
 public:
     static constexpr int kPerRow = DmmaPolicy::kDepth / 2; ///< 16-byte copies per feature and stage
-    static constexpr int kFeatureStep = DmmaPolicy::kThreads / kPerRow; ///< features one pass of the block covers
-    static constexpr int kPasses = DmmaPolicy::kTile / kFeatureStep;
-    using Stage = double[2][DmmaPolicy::kSteps][DmmaPolicy::kTile][DmmaPolicy::kStep];
+    static constexpr int kFeatureStep = Threads / kPerRow; ///< features one pass of the block covers
+    static constexpr int kPasses = Tile / kFeatureStep;
+    static_assert(Arrays * kPasses <= 32, "validity bits");
+    using Stage = double[Arrays][DmmaPolicy::kSteps][Tile][DmmaPolicy::kStep];
 
-    __device__ StageCopies(
-        const double* transposed, std::uint64_t stride, std::uint64_t p, std::uint64_t i0, std::uint64_t j0)
-        : m_fallback(transposed)
+    __device__ StageCopies(const double* const (&matrices)[Arrays], const std::uint64_t (&first)[Arrays],
+        std::uint64_t stride, std::uint64_t p)
+        : m_fallback(matrices[0])
         , m_passStride(kFeatureStep * stride)
     {
         const int c = threadIdx.x % kPerRow;
         const int t = threadIdx.x / kPerRow;
-        const std::uint64_t first[2] = {i0 + t, j0 + t};
-        for (int side = 0; side < 2; ++side) {
-            m_source[side] = transposed + first[side] * stride + 2 * c;
+        for (int a = 0; a < Arrays; ++a) {
+            const std::uint64_t feature = first[a] + t;
+            m_source[a] = matrices[a] + feature * stride + 2 * c;
             for (int m = 0; m < kPasses; ++m)
-                if (first[side] + m * kFeatureStep < p)
-                    m_valid |= 1u << (side * kPasses + m);
+                if (feature + m * kFeatureStep < p)
+                    m_valid |= 1u << (a * kPasses + m);
         }
-        m_target = (c / (DmmaPolicy::kStep / 2)) * DmmaPolicy::kTile * DmmaPolicy::kStep + t * DmmaPolicy::kStep
+        m_target = (c / (DmmaPolicy::kStep / 2)) * Tile * DmmaPolicy::kStep + t * DmmaPolicy::kStep
             + 2 * (c % (DmmaPolicy::kStep / 2));
     }
 
     __device__ void issue(std::uint64_t k0, Stage& stage) const
     {
 #pragma unroll
-        for (int side = 0; side < 2; ++side)
+        for (int a = 0; a < Arrays; ++a)
 #pragma unroll
             for (int m = 0; m < kPasses; ++m) {
-                const bool valid = (m_valid >> (side * kPasses + m)) & 1u;
-                double* target = &stage[side][0][0][0] + m_target + m * kFeatureStep * DmmaPolicy::kStep;
-                copyAsync16(target, valid ? m_source[side] + m * m_passStride + k0 : m_fallback, valid);
+                const bool valid = (m_valid >> (a * kPasses + m)) & 1u;
+                double* target = &stage[a][0][0][0] + m_target + m * kFeatureStep * DmmaPolicy::kStep;
+                copyAsync16(target, valid ? m_source[a] + m * m_passStride + k0 : m_fallback, valid);
             }
         commitCopies();
     }
 
 private:
-    const double* m_source[2];
+    const double* m_source[Arrays];
     const double* m_fallback; ///< a valid address for the zero-filling copies
     std::uint64_t m_passStride;
     unsigned m_valid = 0;
@@ -816,7 +818,7 @@ __device__ void gramTile(const double* __restrict__ transposed, std::uint64_t st
     const int quad = lane & 3;
     const std::uint64_t stages = stride / DmmaPolicy::kDepth;
     // Double buffering: the next stage's copies fly while the tensor cores work on this one.
-    const StageCopies copies(transposed, stride, p, i0, j0);
+    const StageCopies<2, DmmaPolicy::kTile, DmmaPolicy::kThreads> copies({transposed, transposed}, {i0, j0}, stride, p);
     copies.issue(0, shared.stages[0]);
     for (std::uint64_t s = 0; s < stages; ++s) {
         if (s + 1 < stages) {
@@ -853,6 +855,32 @@ __device__ void gramTile(const double* __restrict__ transposed, std::uint64_t st
                     dmma1688(acc[u][v], a[u], b[v]);
         }
         __syncthreads(); // this buffer is refilled two stages on
+    }
+}
+
+/// Adds pair (i, j) to the refinement's worklist (counted even when the list is full: the fallback then runs).
+__device__ __forceinline__ void listPair(
+    std::uint64_t i, std::uint64_t j, std::uint64_t* worklist, unsigned int* worklistCount, unsigned int capacity)
+{
+    const unsigned slot = atomicAdd(worklistCount, 1u);
+    if (slot < capacity)
+        worklist[slot] = pairIndex(i, j);
+}
+
+/// Stores a finished Tile × Tile block of lrv values from shared memory row by row (consecutive threads, consecutive
+/// j): the pairs j < i of rows [rowBegin, rowEnd) below p.
+template <int Tile, int Stride, int Threads>
+__device__ void storeTile(const double (&tile)[Tile][Stride], std::uint64_t i0, std::uint64_t j0, std::uint64_t p,
+    std::uint64_t rowBegin, std::uint64_t rowEnd, double* __restrict__ out)
+{
+    const std::uint64_t base = rowStart(rowBegin);
+    for (int e = threadIdx.x; e < Tile * Tile; e += Threads) {
+        const int row = e / Tile;
+        const int col = e % Tile;
+        const std::uint64_t i = i0 + row;
+        const std::uint64_t j = j0 + col;
+        if (j < i && i < p && i >= rowBegin && i < rowEnd)
+            out[pairIndex(i, j) - base] = tile[row][col];
     }
 }
 
@@ -893,24 +921,14 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm
                     const double scaleOfTerms = si + (j < p ? sumSquares[j] : 0.0);
                     const double numerator = scaleOfTerms - 2.0 * acc[u][v][2 * half + h];
                     shared.tile[row][col] = numerator * scale;
-                    if (rowListed && j < i && numerator < tau * scaleOfTerms) {
-                        const unsigned slot = atomicAdd(worklistCount, 1u);
-                        if (slot < capacity)
-                            worklist[slot] = pairIndex(i, j);
-                    }
+                    if (rowListed && j < i && numerator < tau * scaleOfTerms)
+                        listPair(i, j, worklist, worklistCount, capacity);
                 }
         }
     __syncthreads();
-    // ... then stored row by row: consecutive threads, consecutive j, whole 512-byte rows.
-    const std::uint64_t base = rowStart(rowBegin);
-    for (int e = threadIdx.x; e < DmmaPolicy::kTile * DmmaPolicy::kTile; e += DmmaPolicy::kThreads) {
-        const int row = e / DmmaPolicy::kTile;
-        const int col = e % DmmaPolicy::kTile;
-        const std::uint64_t i = i0 + row;
-        const std::uint64_t j = j0 + col;
-        if (j < i && i < p && i >= rowBegin && i < rowEnd)
-            out[pairIndex(i, j) - base] = shared.tile[row][col];
-    }
+    // ... then stored row by row: whole 512-byte rows.
+    storeTile<DmmaPolicy::kTile, DmmaPolicy::kOutStride, DmmaPolicy::kThreads>(
+        shared.tile, i0, j0, p, rowBegin, rowEnd, out);
 }
 
 // The weighted expansion on the tensor cores. With w = W_i·W_j and x = c_i − c_j per sample, B = W∘C and Q = W∘C²,
@@ -926,9 +944,6 @@ struct WeightedDmmaPolicy {
     static constexpr int kWarpTile = 16; ///< one m16 tile down a warp's block …
     static constexpr int kNTiles = kWarpTile / 8; ///< … and two n8 across
     static constexpr int kArrays = 4; ///< C_i, W_i, C_j, W_j
-    static constexpr int kPerRow = DmmaPolicy::kDepth / 2; ///< 16-byte copies per feature and stage
-    static constexpr int kFeatureStep = kThreads / kPerRow; ///< features one pass of the block covers
-    static constexpr int kPasses = kTile / kFeatureStep;
     static constexpr int kOutStride = kTile + 1;
 };
 
@@ -936,51 +951,6 @@ struct WeightedDmmaPolicy {
 union WeightedDmmaShared {
     double stages[2][WeightedDmmaPolicy::kArrays][DmmaPolicy::kSteps][WeightedDmmaPolicy::kTile][DmmaPolicy::kStep];
     double tile[WeightedDmmaPolicy::kTile][WeightedDmmaPolicy::kOutStride];
-};
-
-/// One thread's share of filling a weighted stage (StageCopies' layout, four arrays): eight 16-byte copies.
-class WeightedStageCopies {
-public:
-    using Policy = WeightedDmmaPolicy;
-    using Stage = double[Policy::kArrays][DmmaPolicy::kSteps][Policy::kTile][DmmaPolicy::kStep];
-
-    __device__ WeightedStageCopies(const double* transposed, const double* transposedWeights, std::uint64_t stride,
-        std::uint64_t p, std::uint64_t i0, std::uint64_t j0)
-        : m_fallback(transposed)
-        , m_passStride(Policy::kFeatureStep * stride)
-    {
-        const int c = threadIdx.x % Policy::kPerRow;
-        const int t = threadIdx.x / Policy::kPerRow;
-        for (int a = 0; a < Policy::kArrays; ++a) {
-            const std::uint64_t first = (a < 2 ? i0 : j0) + t;
-            m_source[a] = (a % 2 == 0 ? transposed : transposedWeights) + first * stride + 2 * c;
-            for (int m = 0; m < Policy::kPasses; ++m)
-                if (first + m * Policy::kFeatureStep < p)
-                    m_valid |= 1u << (a * Policy::kPasses + m);
-        }
-        m_target = (c / (DmmaPolicy::kStep / 2)) * Policy::kTile * DmmaPolicy::kStep + t * DmmaPolicy::kStep
-            + 2 * (c % (DmmaPolicy::kStep / 2));
-    }
-
-    __device__ void issue(std::uint64_t k0, Stage& stage) const
-    {
-#pragma unroll
-        for (int a = 0; a < Policy::kArrays; ++a)
-#pragma unroll
-            for (int m = 0; m < Policy::kPasses; ++m) {
-                const bool valid = (m_valid >> (a * Policy::kPasses + m)) & 1u;
-                double* target = &stage[a][0][0][0] + m_target + m * Policy::kFeatureStep * DmmaPolicy::kStep;
-                copyAsync16(target, valid ? m_source[a] + m * m_passStride + k0 : m_fallback, valid);
-            }
-        commitCopies();
-    }
-
-private:
-    const double* m_source[Policy::kArrays];
-    const double* m_fallback; ///< a valid address for the zero-filling copies
-    std::uint64_t m_passStride;
-    unsigned m_valid = 0;
-    int m_target;
 };
 
 /// The weighted sums of one warp's 16×16 pairs, each as m16n8k8 accumulators over its two n8 tiles.
@@ -1004,7 +974,8 @@ __device__ void weightedGramTile(const double* __restrict__ transposed, const do
     const int group = lane >> 2;
     const int quad = lane & 3;
     const std::uint64_t stages = stride / DmmaPolicy::kDepth;
-    const WeightedStageCopies copies(transposed, transposedWeights, stride, p, i0, j0);
+    const StageCopies<Policy::kArrays, Policy::kTile, Policy::kThreads> copies(
+        {transposed, transposedWeights, transposed, transposedWeights}, {i0, i0, j0, j0}, stride, p);
     copies.issue(0, shared.stages[0]);
     for (std::uint64_t s = 0; s < stages; ++s) {
         if (s + 1 < stages) {
@@ -1091,24 +1062,13 @@ __global__ void __launch_bounds__(WeightedDmmaPolicy::kThreads, WeightedDmmaPoli
                 const double terms = sums.terms[v][e];
                 const double numerator = terms - 2.0 * sums.cross[v][e] - sum * sum / weight;
                 shared.tile[row][col] = numerator * weight / (weight * weight - sums.weight2[v][e]);
-                if (rowListed && j < i && !(numerator >= tau * terms)) { // NaN-safe: listed too
-                    const unsigned slot = atomicAdd(worklistCount, 1u);
-                    if (slot < capacity)
-                        worklist[slot] = pairIndex(i, j);
-                }
+                if (rowListed && j < i && !(numerator >= tau * terms)) // NaN-safe: listed too
+                    listPair(i, j, worklist, worklistCount, capacity);
             }
     }
     __syncthreads();
-    // ... then stored row by row: consecutive threads, consecutive j.
-    const std::uint64_t base = rowStart(rowBegin);
-    for (int e = threadIdx.x; e < Policy::kTile * Policy::kTile; e += Policy::kThreads) {
-        const int row = e / Policy::kTile;
-        const int col = e % Policy::kTile;
-        const std::uint64_t i = i0 + row;
-        const std::uint64_t j = j0 + col;
-        if (j < i && i < p && i >= rowBegin && i < rowEnd)
-            out[pairIndex(i, j) - base] = shared.tile[row][col];
-    }
+    // ... then stored row by row.
+    storeTile<Policy::kTile, Policy::kOutStride, Policy::kThreads>(shared.tile, i0, j0, p, rowBegin, rowEnd, out);
 }
 
 /// W feature-major: p rows of `stride` ≥ n values, the samples then zeros (centredFeaturesKernel's threads).
