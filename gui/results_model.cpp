@@ -326,48 +326,70 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const
     }
 }
 
-const std::map<std::string, std::string>& ResultsModel::defaultParams(const std::string& workload) const
+const ResultsModel::WorkloadParams& ResultsModel::workloadParams(const std::string& workload) const
 {
-    auto it = m_defaultParams.find(workload);
-    if (it != m_defaultParams.end())
+    auto it = m_workloadParams.find(workload);
+    if (it != m_workloadParams.end())
         return it->second;
-    std::map<std::string, std::string> defaults;
+    WorkloadParams params;
     if (const auto* w = defaultRegistry().find(workload)) {
+        for (const Axis& axis : w->parameters())
+            params.axes.emplace(axis.name, axis);
         try {
-            defaults = ParamSet::parse(w->parameters(), {}).textValues();
+            params.defaults = ParamSet::parse(w->parameters(), {}).textValues();
         } catch (const ParameterError&) {
-            defaults.clear(); // a workload whose defaults do not parse shows every value
+            params.defaults.clear(); // a workload whose defaults do not parse shows every value
         }
     }
-    return m_defaultParams.emplace(workload, std::move(defaults)).first->second;
+    return m_workloadParams.emplace(workload, std::move(params)).first->second;
 }
 
-QString ResultsModel::paramsText(const Summary& s) const
+namespace {
+/// One "name=value" item of a run's parameters, against its workload's axes.
+struct ParamItem {
+    std::string text;
+    bool isDefault = false;
+    bool unread = false; ///< an axis the variant does not read
+};
+
+std::vector<ParamItem> paramItems(
+    const Summary& s, const std::map<std::string, std::string>& defaults, const std::map<std::string, Axis>& axes)
 {
-    if (s.params.empty())
-        return {};
-    const auto& defaults = defaultParams(s.workload);
-    QStringList changed;
+    std::vector<ParamItem> items;
     // toString keeps the axes' order ("key=value;key=value"), which the CSV's params column uses too.
     for (const std::string& item : splitList(s.params.toString(), ';')) {
         const auto eq = item.find('=');
         const std::string name = item.substr(0, eq);
         const auto d = defaults.find(name);
-        if (eq == std::string::npos || d == defaults.end() || d->second != item.substr(eq + 1))
-            changed << QString::fromStdString(item);
+        const auto axis = axes.find(name);
+        items.push_back({item, eq != std::string::npos && d != defaults.end() && d->second == item.substr(eq + 1),
+            axis != axes.end() && !axis->second.readBy(s.variant)});
     }
+    return items;
+}
+} // namespace
+
+QString ResultsModel::paramsText(const Summary& s) const
+{
+    if (s.params.empty())
+        return {};
+    const WorkloadParams& w = workloadParams(s.workload);
+    QStringList changed;
+    for (const ParamItem& item : paramItems(s, w.defaults, w.axes))
+        if (!item.isDefault && !item.unread)
+            changed << QString::fromStdString(item.text);
     return changed.isEmpty() ? tr("defaults") : changed.join(QStringLiteral(", "));
 }
 
 QString ResultsModel::paramsToolTip(const Summary& s) const
 {
-    const auto& defaults = defaultParams(s.workload);
+    const WorkloadParams& w = workloadParams(s.workload);
     QStringList lines;
-    for (const std::string& item : splitList(s.params.toString(), ';')) {
-        const auto eq = item.find('=');
-        const auto d = defaults.find(item.substr(0, eq));
-        const bool isDefault = eq != std::string::npos && d != defaults.end() && d->second == item.substr(eq + 1);
-        lines << (isDefault ? tr("%1 (default)").arg(QString::fromStdString(item)) : QString::fromStdString(item));
+    for (const ParamItem& item : paramItems(s, w.defaults, w.axes)) {
+        const QString text = QString::fromStdString(item.text);
+        lines << (item.isDefault ? tr("%1 (default)").arg(text)
+                : item.unread    ? tr("%1 (not read by %2)").arg(text, QString::fromStdString(s.variant))
+                                 : text);
     }
     return lines.join(QLatin1Char('\n'));
 }

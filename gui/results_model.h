@@ -96,19 +96,25 @@ private:
         bool medianStale = false; ///< the median is computed when asked for, not per sample
     };
     void appendToRow(Row& row, const Sample& sample);
-    /// The Parameters cell: the values that differ from the workload's defaults ("precision=f32, block=256"),
-    /// "defaults" when none does; every value when the workload is not known here (a file from a newer build).
+    /// The Parameters cell: the values that differ from the workload's defaults ("precision=f32, block=256") and
+    /// that the row's variant reads, "defaults" when none does; every value when the workload is not known here (a
+    /// file from a newer build).
     QString paramsText(const Summary& s) const;
-    /// Every parameter of the run, one per line, defaults marked (the Parameters cell's tooltip).
+    /// Every parameter of the run, one per line, defaults and those the variant does not read marked (the
+    /// Parameters cell's tooltip).
     QString paramsToolTip(const Summary& s) const;
-    /// The workload's default parameter values by name (empty for a workload this build does not have).
-    const std::map<std::string, std::string>& defaultParams(const std::string& workload) const;
+    /// What the Parameters cell needs of a workload's axes (empty for a workload this build does not have).
+    struct WorkloadParams {
+        std::map<std::string, std::string> defaults; ///< default values by name
+        std::map<std::string, Axis> axes; ///< by name
+    };
+    const WorkloadParams& workloadParams(const std::string& workload) const;
 
     mutable std::vector<Row> m_rows;
     std::unordered_map<std::string, int> m_rowByRun;
     mutable QStringList m_variantOrder;
     std::string m_viewWorkload;
-    mutable std::map<std::string, std::map<std::string, std::string>> m_defaultParams; ///< by workload
+    mutable std::map<std::string, WorkloadParams> m_workloadParams; ///< by workload
 };
 
 /// Sizes the results table's columns to their headers and contents, again whenever rows come or change (coalesced,

@@ -135,24 +135,24 @@ std::pair<ParamValue, std::string> normalise(const Axis& axis, const std::string
 Axis Axis::integer(std::string name, std::string description, std::int64_t def, std::int64_t min, std::int64_t max)
 {
     return Axis {std::move(name), std::move(description), AxisKind::Integer, std::to_string(def),
-        static_cast<double>(min), static_cast<double>(max), {}, false};
+        static_cast<double>(min), static_cast<double>(max), {}, false, {}};
 }
 
 Axis Axis::powerOfTwo(std::string name, std::string description, std::int64_t def, std::int64_t min, std::int64_t max)
 {
     return Axis {std::move(name), std::move(description), AxisKind::PowerOfTwo, std::to_string(def),
-        static_cast<double>(min), static_cast<double>(max), {}, false};
+        static_cast<double>(min), static_cast<double>(max), {}, false, {}};
 }
 
 Axis Axis::real(std::string name, std::string description, double def, double min, double max)
 {
-    return Axis {std::move(name), std::move(description), AxisKind::Float, formatNumber(def), min, max, {}, false};
+    return Axis {std::move(name), std::move(description), AxisKind::Float, formatNumber(def), min, max, {}, false, {}};
 }
 
 Axis Axis::choice(std::string name, std::string description, std::string def, std::vector<std::string> choices)
 {
-    return Axis {
-        std::move(name), std::move(description), AxisKind::Enum, std::move(def), 0.0, 0.0, std::move(choices), false};
+    return Axis {std::move(name), std::move(description), AxisKind::Enum, std::move(def), 0.0, 0.0, std::move(choices),
+        false, {}};
 }
 
 Axis Axis::text(std::string name, std::string description, std::string def, std::vector<std::string> suffixes)
@@ -160,8 +160,8 @@ Axis Axis::text(std::string name, std::string description, std::string def, std:
     for (auto& suffix : suffixes)
         std::transform(suffix.begin(), suffix.end(), suffix.begin(),
             [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return Axis {
-        std::move(name), std::move(description), AxisKind::Text, std::move(def), 0.0, 0.0, std::move(suffixes), false};
+    return Axis {std::move(name), std::move(description), AxisKind::Text, std::move(def), 0.0, 0.0, std::move(suffixes),
+        false, {}};
 }
 
 std::vector<std::string> splitList(const std::string& text, char separator)

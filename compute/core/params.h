@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -23,6 +24,7 @@ struct Axis {
     std::vector<std::string>
         choices; ///< enum axes: the choices; text axes: the endings a value may have (any when empty)
     bool readerOption = false; ///< read when a file is loaded (how to parse it), not by the variants
+    std::vector<std::string> readers; ///< the variants that read it; every variant when empty
 
     static Axis integer(
         std::string name, std::string description, std::int64_t def, std::int64_t min, std::int64_t max);
@@ -41,6 +43,18 @@ struct Axis {
         Axis a = *this;
         a.readerOption = true;
         return a;
+    }
+    /// The same axis marked as read by these variants only (the others run the same whatever its value).
+    Axis readOnlyBy(std::vector<std::string> variants) const
+    {
+        Axis a = *this;
+        a.readers = std::move(variants);
+        return a;
+    }
+    /// Whether `variant` reads this axis.
+    bool readBy(const std::string& variant) const
+    {
+        return readers.empty() || std::find(readers.begin(), readers.end(), variant) != readers.end();
     }
 };
 

@@ -245,6 +245,37 @@ TEST(ResultsModel, ARerunWithOtherParametersSaysWhichInItsOwnColumn)
     EXPECT_NE(model.index(0, column).data(), model.index(1, column).data());
 }
 
+TEST(ResultsModel, AParameterOnlySomeVariantsReadShowsOnTheirRowsOnly)
+{
+    ResultsModel model;
+    Summary scalar = summaryOf("r-1", "scalar", Outcome::Passed, 1e-16, 1e-12);
+    scalar.workload = "spmv";
+    scalar.params = ParamSet::fromString("precision=f64;panels=2");
+    Summary tiles = scalar;
+    tiles.runId = "r-2";
+    tiles.variant = "row_tiles";
+    model.addSummary(scalar);
+    model.addSummary(tiles);
+    const int column = columnTitled(model, QStringLiteral("Parameters"));
+    ASSERT_GE(column, 0);
+    // Rows in the model's order: find each by its variant.
+    for (int row = 0; row < model.rowCount(); ++row) {
+        const QString text = model.index(row, column).data().toString();
+        const QString tip = model.index(row, column).data(Qt::ToolTipRole).toString();
+        if (tip.contains(QStringLiteral("not read by scalar"))) {
+            EXPECT_EQ(text, QStringLiteral("defaults"));
+            EXPECT_TRUE(tip.contains(QStringLiteral("panels=2 (not read by scalar)"))) << tip.toStdString();
+        } else {
+            EXPECT_EQ(text, QStringLiteral("panels=2"));
+            EXPECT_FALSE(tip.contains(QStringLiteral("not read"))) << tip.toStdString();
+        }
+    }
+    int unread = 0;
+    for (int row = 0; row < model.rowCount(); ++row)
+        unread += model.index(row, column).data(Qt::ToolTipRole).toString().contains(QStringLiteral("not read"));
+    EXPECT_EQ(unread, 1);
+}
+
 TEST(ResultsModel, AComputeBoundRunShowsItsOwnRateNotAFakeZeroGbPerS)
 {
     ResultsModel model;

@@ -154,7 +154,8 @@ public:
                     "precision", "value type of A, x and y as the variants read and write them", "f64", {"f64", "f32"}),
             Axis::integer("panels",
                 "row_tiles: column panels of x, a pass over A each (0: as many as x's size against the GPU's L2 asks)",
-                0, 0, RowTileThresholds::kMaxPanels)};
+                0, 0, RowTileThresholds::kMaxPanels)
+                .readOnlyBy({"row_tiles", "auto"})};
     }
 
     std::vector<Axis> generatorParameters() const override
