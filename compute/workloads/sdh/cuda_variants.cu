@@ -285,6 +285,7 @@ struct BucketParams {
     unsigned last = 0;
     float relMargin = 0.0f; ///< ExactScreened: the screen's error bound, relative to q
     float absMargin = 0.0f; ///< ExactScreened: and absolute, from the coordinates' rounding to float
+    float halfLessAbs = 0.0f; ///< ExactScreened: ½ − absMargin, rounded down
     const double* xd = nullptr;
     const double* yd = nullptr;
     const double* zd = nullptr;
@@ -340,12 +341,15 @@ constexpr unsigned kDeferred = 0xffffffffu;
 /// estimate q̂ of q = d / W is provably in the reference's bucket — farther from every integer than its error bound
 /// relMargin·q̂ + absMargin (screenMargins). The few pairs near a bucket edge are deferred: queued per warp
 /// and placed by the whole warp together with the reference's arithmetic on the double coordinates (read from global
-/// memory, where they sit in L2). At 1M points on an H200: 518 ms (80 buckets) and 561 ms (3,984), against 741 and
-/// 793 ms for ExactDouble (H100) and 239 ms for tiled_f32. The double path handled inline instead cost the common path
-/// its registers: 651 ms (a call) and 923 ms (inlined) at 80 buckets.
+/// memory, where they sit in L2). At 1M points on an H100: 468 ms (80 buckets, ExactScreenedRare) and 526 ms (3,984),
+/// against 741 and 793 ms for ExactDouble and 239 ms for tiled_f32. The double path handled inline instead cost the
+/// common path its registers: 651 ms (a call) and 923 ms (inlined) at 80 buckets (H200).
 struct ExactScreened {
     using Coord = float;
     static constexpr bool kDefers = true;
+    /// Where a deferred pair is queued: at once, inside the step's unrolled loop (false), or after the step, by a
+    /// warp only when a vote finds one (ExactScreenedRare).
+    static constexpr bool kQueueAfterStep = false;
     static __device__ __forceinline__ unsigned inDouble(int i, int j, const BucketParams& p)
     {
         const unsigned long long b = exactBucket(
@@ -358,19 +362,34 @@ struct ExactScreened {
         float d;
         asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(d) : "f"(d2));
         const float q = d * p.inverseWidth;
-        const float margin = fmaf(p.relMargin, q, p.absMargin);
-        // ⌊q⌋ in the mantissa, as tiled_f32 takes it, and q's distance above it, exact (t − 2^23 is ⌊q⌋ exactly, and
-        // q − ⌊q⌋ is exact below 2^23). Farther than the margin from both edges, ⌊q − margin⌋ = ⌊q + margin⌋ = ⌊q⌋:
-        // the reference's bucket, clamped to the last as the reference clamps; 1 − margin is rounded down so the
-        // test never passes a pair it should not. Past 2^23 (q ≥ 2^23 > last, screenMargins requires it) ⌊q⌋ only
-        // grows, and the clamp decides; a pair the test defers there is placed in double, still exactly.
+        // ⌊q⌋ in the mantissa, as tiled_f32 takes it (t − 2^23 is ⌊q⌋ exactly below 2^23), and q's offset from the
+        // middle of its bucket, q − (⌊q⌋ + ½): ⌊q⌋ + ½ is exact below 2^23, and so is the difference from ⌊q⌋ ≥ 1 on
+        // (Sterbenz); below 1 it is rounded down, away from zero, so it only grows. Closer to the middle than
+        // ½ − margin (rounded down), q is farther than the margin from both edges, ⌊q − margin⌋ = ⌊q + margin⌋ = ⌊q⌋:
+        // the reference's bucket, clamped to the last as the reference clamps. Past 2^23 (q > last, screenMargins
+        // requires it) ⌊q⌋ only grows and the clamp decides, whatever the test says; a pair it defers is placed in
+        // double, still exactly.
         const float t = __fadd_rd(q, 8388608.0f);
-        const float frac = q - (t - 8388608.0f);
-        if (!(frac > margin && frac < __fsub_rd(1.0f, margin)))
+        const float offset = __fsub_rd(q, t - 8388607.5f);
+        if (!(fabsf(offset) < __fmaf_rd(-p.relMargin, q, p.halfLessAbs)))
             return kDeferred;
         const unsigned b = __float_as_uint(t) - 0x4B000000u;
         return b < p.last ? b : p.last;
     }
+};
+
+/// ExactScreened for margins under which few steps defer anything: a step costs a vote instead of a check of the
+/// queue. At 1M points on an H100: 80 buckets 479 → 468 ms, but 3,984 buckets (about 1 % of the pairs deferred, so
+/// nearly every warp step queues some) 526 → 607 ms; TiledRun picks by ScreenPolicy.
+struct ExactScreenedRare : ExactScreened {
+    static constexpr bool kQueueAfterStep = true;
+};
+
+/// When tiled_f64_exact queues after the step: when at most kRareDeferrals of the pairs can be deferred — the share
+/// of q within the margin of an edge, 2·(relMargin·buckets + absMargin) at most — so that at most half of a warp's
+/// steps of 256 pairs are expected to queue any.
+struct ScreenPolicy {
+    static constexpr double kRareDeferrals = 1.0 / 512;
 };
 
 /// Tile pair p of the triangle (a ≤ b), enumerated b-major: row b, column a of triangleAt.
@@ -453,6 +472,7 @@ __device__ __forceinline__ void countTilePair(const T (&ax)[TiledPolicy<T>::kPer
     const int lane = threadIdx.x % 32;
     for (int k = 0; k < bCount; ++k) {
         const T x = bx[k], y = by[k], z = bz[k]; // the same address for every lane: a broadcast
+        [[maybe_unused]] unsigned deferred = 0; ///< kQueueAfterStep: bit r, pair (r, k) left to the queue
 #pragma unroll
         for (int r = 0; r < TiledPolicy<T>::kPerThread; ++r) {
             const int ia = threadIdx.x + r * TiledPolicy<T>::kThreads; // index within tile a
@@ -462,15 +482,29 @@ __device__ __forceinline__ void countTilePair(const T (&ax)[TiledPolicy<T>::kPer
             const unsigned b = Arith::bucket(ax[r] - x, ay[r] - y, az[r] - z, params);
             if constexpr (Arith::kDefers) {
                 if (b == kDeferred) {
-                    const unsigned slot = atomicAdd(queue.count, 1u);
-                    queue.entries[slot]
-                        = static_cast<unsigned long long>(a0 + ia) << 32 | static_cast<unsigned>(b0 + k);
+                    if constexpr (Arith::kQueueAfterStep) {
+                        deferred |= 1u << r;
+                    } else {
+                        const unsigned slot = atomicAdd(queue.count, 1u);
+                        queue.entries[slot]
+                            = static_cast<unsigned long long>(a0 + ia) << 32 | static_cast<unsigned>(b0 + k);
+                    }
                     continue;
                 }
             }
             countOne<Where>(b, lane, mine, histogram);
         }
         if constexpr (Arith::kDefers) {
+            if constexpr (Arith::kQueueAfterStep) {
+                if (!__any_sync(device::kFullWarpMask, deferred != 0))
+                    continue; // the common step: nothing deferred in the whole warp
+                for (unsigned left = deferred; left != 0; left &= left - 1) {
+                    const int ia = static_cast<int>(threadIdx.x) + (__ffs(left) - 1) * TiledPolicy<T>::kThreads;
+                    const unsigned slot = atomicAdd(queue.count, 1u);
+                    queue.entries[slot]
+                        = static_cast<unsigned long long>(a0 + ia) << 32 | static_cast<unsigned>(b0 + k);
+                }
+            }
             __syncwarp();
             if (*queue.count > TiledQueue::kCapacity - 32 * TiledPolicy<T>::kPerThread) // the same for every lane
                 queue.template drain<Where>(params, lane, mine, histogram);
@@ -611,7 +645,7 @@ std::optional<Screen> screenMargins(const data::PointCloud& cloud, const Buckets
 template <class Arith> class TiledRun final : public SdhDeviceRun {
 public:
     using T = typename Arith::Coord;
-    static constexpr bool kScreened = std::is_same_v<Arith, ExactScreened>;
+    static constexpr bool kScreened = Arith::kDefers;
 
     /// `screen`: ExactScreened's screenMargins, found valid for this cloud by prepare; unused by the others (their
     /// centre stays at the origin). `share`: the tile pairs this run counts, a multi-device run's part; all of them by
@@ -633,6 +667,7 @@ public:
         if constexpr (kScreened) {
             m_params.relMargin = screen.relMargin;
             m_params.absMargin = screen.absMargin;
+            m_params.halfLessAbs = std::nextafter(static_cast<float>(0.5 - screen.absMargin), 0.0f);
             m_xd = device::DeviceBuffer<double>(cloud.size());
             m_yd = device::DeviceBuffer<double>(cloud.size());
             m_zd = device::DeviceBuffer<double>(cloud.size());
@@ -716,8 +751,9 @@ public:
         if constexpr (kScreened) {
             std::snprintf(text, sizeof text,
                 "; placed in float where provably in the reference's bucket (margin %.2g·q + %.2g), the rest in "
-                "double",
-                m_params.relMargin, m_params.absMargin);
+                "double (queued %s)",
+                m_params.relMargin, m_params.absMargin,
+                Arith::kQueueAfterStep ? "after a warp's step, when a vote finds any" : "as they come");
             note += text;
         } else if constexpr (std::is_same_v<Arith, ExactDouble>) {
             note += "; all in double (the coordinates' range is unsafe for the float screen)";
@@ -867,8 +903,12 @@ std::unique_ptr<PreparedRun> prepareTiledF32Multi(const data::Dataset& d, const 
 std::unique_ptr<PreparedRun> prepareTiledF64Exact(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
     const Buckets buckets = bucketsOf(d, p);
-    if (const auto screen = gpu::screenMargins(d.as<data::PointCloud>(), buckets))
+    if (const auto screen = gpu::screenMargins(d.as<data::PointCloud>(), buckets)) {
+        const double deferrable = 2.0 * (screen->relMargin * static_cast<double>(buckets.count) + screen->absMargin);
+        if (deferrable <= gpu::ScreenPolicy::kRareDeferrals)
+            return makeRun<gpu::TiledRun<gpu::ExactScreenedRare>>(d, buckets, *screen);
         return makeRun<gpu::TiledRun<gpu::ExactScreened>>(d, buckets, *screen);
+    }
     return makeRun<gpu::TiledRun<gpu::ExactDouble>>(d, buckets);
 }
 
