@@ -95,10 +95,24 @@ void TimelineChart::rebuild()
     std::map<int, int> latestRowByVariant;
     double clockLow = std::numeric_limits<double>::infinity();
     double clockHigh = -std::numeric_limits<double>::infinity();
+    bool timedWithoutSamples = false; ///< a run in view that repeated but whose repetitions' times are not here
     for (int row = 0; row < model()->rowCount(); ++row) {
         const Summary& s = model()->summary(row);
         if (model()->inView(row) && !s.samplesMs.empty())
             latestRowByVariant[model()->variantIndex(QString::fromStdString(s.variant))] = row;
+        else if (model()->inView(row) && s.repetitions > 0)
+            timedWithoutSamples = true;
+    }
+    if (latestRowByVariant.empty() && timedWithoutSamples) {
+        // Results opened from a CSV: say why the timeline is empty rather than leave the user looking for it.
+        auto* note = new QCPItemText(p);
+        note->position->setType(QCPItemPosition::ptAxisRectRatio);
+        note->position->setCoords(0.5, 0.04);
+        note->setPositionAlignment(Qt::AlignHCenter | Qt::AlignTop);
+        note->setText(tr("These results carry no repetition times.\nA CSV keeps each run's summary (the table, the "
+                         "other tabs); kernelscope-cli --json keeps every repetition."));
+        note->setColor(textColor());
+        note->setFont(font());
     }
 
     for (const auto& [variantIndex, row] : latestRowByVariant) {

@@ -290,6 +290,32 @@ TEST(TimelineChart, RunsWithoutClocksShowNoClockAxis)
     EXPECT_EQ(chart.pointCount(), 4 * 3);
 }
 
+TEST(TimelineChart, ResultsWithoutRepetitionTimesSayWhyTheTimelineIsEmpty)
+{
+    // A CSV keeps each run's summary, not its repetitions: the timeline has nothing to draw and says so.
+    ResultsModel model;
+    TimelineChart chart(&model);
+    Summary fromCsv = makeRun("c-1", "a", 1000, 2.0);
+    fromCsv.samplesMs.clear();
+    model.addSummary(fromCsv);
+    chart.rebuildNow();
+    EXPECT_EQ(chart.pointCount(), 0);
+    bool said = false;
+    for (int i = 0; i < chart.plot()->itemCount(); ++i)
+        if (auto* text = qobject_cast<QCPItemText*>(chart.plot()->item(i)))
+            said = said || text->text().contains(QStringLiteral("no repetition times"));
+    EXPECT_TRUE(said);
+
+    // With repetitions to draw, no such note.
+    model.addSummary(makeRun("c-2", "b", 1000, 2.0));
+    chart.rebuildNow();
+    for (int i = 0; i < chart.plot()->itemCount(); ++i) {
+        if (auto* text = qobject_cast<QCPItemText*>(chart.plot()->item(i))) {
+            EXPECT_FALSE(text->text().contains(QStringLiteral("no repetition times")));
+        }
+    }
+}
+
 TEST(ChartThrottle, ReplotsAtMostAboutThirtyTimesASecond)
 {
     ResultsModel model;
