@@ -46,7 +46,8 @@ int main(int argc, char** argv)
     const QCommandLineOption workload(
         QStringLiteral("workload"), QStringLiteral("Workload to open"), QStringLiteral("id"));
     const QCommandLineOption screenshot(QStringLiteral("screenshot"),
-        QStringLiteral("After the demo sweep, save the window as PNG files named FILE-<tab>.png and quit"),
+        QStringLiteral("After the demo sweep (or, with a results file and no --demo, as it opened), save the window as "
+                       "PNG files named FILE-<tab>.png and quit"),
         QStringLiteral("FILE"));
     const QCommandLineOption kernel(QStringLiteral("kernel"),
         QStringLiteral("A user's CUDA kernel file for the workload's ABI, opened in the Kernels pane and run as "
@@ -99,8 +100,10 @@ int main(int argc, char** argv)
     if (!file.isEmpty())
         // Sniffed as a drop is: a results file opens as results, anything else as the dataset.
         window.openDroppedFile(file);
+    // A results file with --screenshot (and no --demo) is pictured as it opened: nothing is run.
+    const bool resultsOnly = !file.isEmpty() && !dataset && !parser.isSet(demo);
 
-    if (parser.isSet(demo) || parser.isSet(screenshot)) {
+    if (parser.isSet(demo) || (parser.isSet(screenshot) && !resultsOnly)) {
         auto settings = window.runSettingsPanel()->settings();
         const QString id = parser.isSet(workload) ? parser.value(workload) : QStringLiteral("linreg");
         // A dataset file is measured at its own size; the generator sweeps the workload's demo sizes.
@@ -126,8 +129,8 @@ int main(int argc, char** argv)
     }
     if (parser.isSet(screenshot)) {
         const QString stem = parser.value(screenshot);
-        QObject::connect(&window, &ks::gui::MainWindow::runFinished, &window, [&window, stem] {
-            // Let the last queued replots land, then grab each chart tab in turn.
+        // Let the last queued replots land, then grab each chart tab in turn.
+        const auto grabTabs = [&window, stem] {
             QTimer::singleShot(600, &window, [&window, stem] {
                 auto* tabs = window.findChild<QTabWidget*>(QStringLiteral("charts"));
                 for (int i = 0; tabs && i < tabs->count(); ++i) {
@@ -139,7 +142,11 @@ int main(int argc, char** argv)
                 }
                 QApplication::quit();
             });
-        });
+        };
+        if (resultsOnly)
+            grabTabs();
+        else
+            QObject::connect(&window, &ks::gui::MainWindow::runFinished, &window, grabTabs);
     }
     return QApplication::exec();
 }
