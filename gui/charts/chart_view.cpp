@@ -492,6 +492,18 @@ QCPGraph* ChartView::addVariantGraph(const QString& variant, const QVector<doubl
     return graph;
 }
 
+QCPItemText* ChartView::addNote(const QString& text, double x, double y, Qt::Alignment alignment, const QColor& color)
+{
+    auto* note = new QCPItemText(plot());
+    note->position->setType(QCPItemPosition::ptAxisRectRatio);
+    note->position->setCoords(x, y);
+    note->setPositionAlignment(alignment);
+    note->setText(text);
+    note->setColor(color);
+    note->setFont(font());
+    return note;
+}
+
 void ChartView::addOverToleranceMarkers(
     QCPGraph* variantGraph, const QVector<double>& keys, const QVector<double>& values)
 {

@@ -13,6 +13,7 @@ class QCustomPlot;
 class QCPAxis;
 class QCPGraph;
 class QCPScatterStyle;
+class QCPItemText;
 
 namespace ks::gui {
 
@@ -93,6 +94,9 @@ protected:
     /// Crosses in the variant's colour over its points whose results are over tolerance, drawn last so they cover
     /// the variant's own dots, with a legend entry "variant ✗ over tolerance" (one per variant, no shared red one).
     void addOverToleranceMarkers(QCPGraph* variantGraph, const QVector<double>& keys, const QVector<double>& values);
+    /// A line of text over the plot (why nothing, or not everything, is drawn), anchored by `alignment` at (x, y) as
+    /// fractions of the axis rectangle, in the chart's font and `color`.
+    QCPItemText* addNote(const QString& text, double x, double y, Qt::Alignment alignment, const QColor& color);
 
     void changeEvent(QEvent* event) override;
     void showEvent(QShowEvent* event) override;

@@ -304,16 +304,12 @@ void CorrectnessChart::rebuildDistribution()
     }
 
     if (shown.empty() || !sampleNotes.isEmpty()) {
-        auto* note = new QCPItemText(p);
-        note->position->setType(QCPItemPosition::ptAxisRectRatio);
-        note->position->setCoords(0.01, shown.empty() ? 0.5 : 0.02);
-        note->setPositionAlignment(Qt::AlignLeft | (shown.empty() ? Qt::AlignVCenter : Qt::AlignTop));
+        QCPItemText* note = addNote(shown.empty() ? tr("No per-element errors recorded for these runs (files from "
+                                                       "before they were kept, or checks without reference values).")
+                                                  : sampleNotes.join(QLatin1Char('\n')),
+            0.01, shown.empty() ? 0.5 : 0.02, Qt::AlignLeft | (shown.empty() ? Qt::AlignVCenter : Qt::AlignTop),
+            textColor());
         note->setTextAlignment(Qt::AlignLeft);
-        note->setText(shown.empty() ? tr("No per-element errors recorded for these runs (files from before they were "
-                                         "kept, or checks without reference values).")
-                                    : sampleNotes.join(QLatin1Char('\n')));
-        note->setColor(textColor());
-        note->setFont(font());
     }
 
     p->legend->setVisible(!shown.empty());

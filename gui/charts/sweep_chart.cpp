@@ -173,13 +173,8 @@ void SweepChart::addBaselineOverlay(const RowsBySize& rows)
     const QString label = baselineLabel(m_baselineSource);
     if (byVariant.empty()) {
         // Pinned but drawn nowhere: say why rather than leave the user looking for it.
-        auto* note = new QCPItemText(plot());
-        note->position->setType(QCPItemPosition::ptAxisRectRatio);
-        note->position->setCoords(0.5, 0.04);
-        note->setPositionAlignment(Qt::AlignHCenter | Qt::AlignTop);
-        note->setText(tr("%1: no plotted run has its workload, variant, size, parameters and dataset").arg(label));
-        note->setColor(textColor());
-        note->setFont(font());
+        addNote(tr("%1: no plotted run has its workload, variant, size, parameters and dataset").arg(label), 0.5, 0.04,
+            Qt::AlignHCenter | Qt::AlignTop, textColor());
         return;
     }
     for (const auto& [variantIndex, points] : byVariant) {

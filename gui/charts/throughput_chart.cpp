@@ -325,14 +325,8 @@ void ThroughputChart::rebuild()
     }
 
     if (mixedRoofs && position > 0.0) {
-        auto* note = new QCPItemText(p);
-        note->position->setType(QCPItemPosition::ptAxisRectRatio);
-        note->position->setCoords(0.01, 0.01);
-        note->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-        note->setText(tr("these runs are measured against different ceilings (GB/s and GFLOP/s): no % of ceiling "
-                         "is shown"));
-        note->setColor(alarmColor());
-        note->setFont(font());
+        addNote(tr("these runs are measured against different ceilings (GB/s and GFLOP/s): no % of ceiling is shown"),
+            0.01, 0.01, Qt::AlignLeft | Qt::AlignTop, alarmColor());
     }
 
     p->xAxis->setLabel(m_shownSize > 0 ? tr("variant (size %1)").arg(formatSize(m_shownSize)) : tr("variant"));

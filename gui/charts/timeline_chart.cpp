@@ -105,14 +105,9 @@ void TimelineChart::rebuild()
     }
     if (latestRowByVariant.empty() && timedWithoutSamples) {
         // Results opened from a CSV: say why the timeline is empty rather than leave the user looking for it.
-        auto* note = new QCPItemText(p);
-        note->position->setType(QCPItemPosition::ptAxisRectRatio);
-        note->position->setCoords(0.5, 0.04);
-        note->setPositionAlignment(Qt::AlignHCenter | Qt::AlignTop);
-        note->setText(tr("These results carry no repetition times.\nA CSV keeps each run's summary (the table, the "
-                         "other tabs); kernelscope-cli --json keeps every repetition."));
-        note->setColor(textColor());
-        note->setFont(font());
+        addNote(tr("These results carry no repetition times.\nA CSV keeps each run's summary (the table, the other "
+                   "tabs); kernelscope-cli --json keeps every repetition."),
+            0.5, 0.04, Qt::AlignHCenter | Qt::AlignTop, textColor());
     }
 
     for (const auto& [variantIndex, row] : latestRowByVariant) {
