@@ -5,12 +5,15 @@
 #include "compute/core/registry.h"
 #include "compute/core/results_io.h"
 #include "compute/core/runner.h"
+#include "compute/workloads/sdh/screen.h"
 #include "compute/workloads/sdh/sdh.h"
 #include "data/text_file.h"
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <random>
 #include <unistd.h>
 
 namespace ks {
@@ -136,6 +139,61 @@ TEST(SdhWorkload, ADeltaFlagsALostPairAndAMovedOne)
     EXPECT_TRUE(sdhWorkload().compare(reference, Result {}, line, params).withinTolerance());
     EXPECT_FALSE(sdhWorkload().compare(lost, Result {}, line, params).withinTolerance());
     EXPECT_FALSE(sdhWorkload().compare(reference, Result {}, line, params).relError) << "no bucket was compared";
+}
+
+// tiled_f64_exact's float screen rests on a bound on the approximate square root (screen.h): checked here on every
+// positive normal float, on the device at hand.
+TEST(SdhScreenGpu, TheSquareRootIsWithinTheScreensBound)
+{
+    if (const auto reason = unavailableReason(*sdhWorkload().findVariant("tiled_f64_exact")); !reason.empty())
+        GTEST_SKIP() << reason;
+#if KS_HAVE_CUDA
+    const double worst = sdh::gpu::measureScreenSqrtError();
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", worst);
+    RecordProperty("sqrt_approx_max_rel_error", text);
+    EXPECT_GT(worst, 0.0) << "an approximate square root that is never off was not measured";
+    EXPECT_LE(worst, sdh::gpu::kScreenSqrtError);
+#endif
+}
+
+/// Random points of an integer lattice: at bucket width 1 every d² is an integer, so many pairs lie on a bucket edge
+/// (d² a perfect square) or a hair from one (d² = m² + k: q − m ≈ k / 2m), where the screen must defer.
+data::Dataset latticeCloud(std::size_t points, int side, double offset)
+{
+    std::mt19937_64 random(7);
+    std::uniform_int_distribution<int> coordinate(0, side);
+    std::vector<double> x(points), y(points), z(points);
+    for (std::size_t i = 0; i < points; ++i) {
+        x[i] = offset + coordinate(random);
+        y[i] = offset + coordinate(random);
+        z[i] = offset + coordinate(random);
+    }
+    return cloud(std::move(x), std::move(y), std::move(z));
+}
+
+TEST(SdhScreenGpu, ExactOnLatticePointsNearBucketEdges)
+{
+    const Variant& exact = *sdhWorkload().findVariant("tiled_f64_exact");
+    if (const auto reason = unavailableReason(exact); !reason.empty())
+        GTEST_SKIP() << reason;
+    // 2,600 buckets; near the origin, and a million away (the screen's coordinates are taken from the box's centre).
+    for (const double offset : {0.0, 1e6}) {
+        const auto points = latticeCloud(12'000, 1'500, offset);
+        const auto params = ParamSet::parse(sdhWorkload().parameters(), {{"bucket_width", "1"}});
+        RunContext context {0, &steadyClock()};
+        auto run = exact.prepare(points, params, context);
+        run->run();
+        const Result got = run->fetch();
+        const Facts facts = run->facts();
+        EXPECT_EQ(got.counts, runVariant("reference", points, 1.0).counts) << "offset " << offset;
+        double placedInDouble = -1.0;
+        for (const auto& [name, value] : facts)
+            if (name == "pairs placed in double")
+                placedInDouble = value;
+        EXPECT_GT(placedInDouble, 0.0) << "the pairs on bucket edges are placed in double";
+        EXPECT_LT(placedInDouble, 0.05 * static_cast<double>(sdh::pairCount(12'000)));
+    }
 }
 
 TEST(SdhWorkload, OutputWritesOneBucketPerRow)

@@ -11,6 +11,7 @@
 #include "compute/device/launch.cuh"
 #include "compute/device/multi_device.cuh"
 #include "compute/workloads/sdh/device_run.cuh"
+#include "compute/workloads/sdh/screen.h"
 #include "compute/workloads/sdh/sdh.h"
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -289,7 +291,17 @@ struct BucketParams {
     const double* xd = nullptr;
     const double* yd = nullptr;
     const double* zd = nullptr;
+    unsigned long long* deferred = nullptr; ///< ExactScreened: pairs placed in double, each warp's tally at its end
 };
+
+/// The square root the tiled kernels take: one MUFU instruction, inputs below float's smallest normal flushed to zero;
+/// its relative error is within kScreenSqrtError (screen.h), which measureScreenSqrtError checks on the device.
+__device__ __forceinline__ float approxSqrt(float x)
+{
+    float r;
+    asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
 
 /// How a tiled block turns a pair (i, j) and its coordinate differences into its bucket: Coord is the type the
 /// coordinates are tiled in.
@@ -300,9 +312,7 @@ struct Approx {
     static constexpr bool kDefers = false;
     static __device__ __forceinline__ unsigned bucket(float dx, float dy, float dz, const BucketParams& p)
     {
-        const float d2 = fmaf(dx, dx, fmaf(dy, dy, dz * dz));
-        float d;
-        asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(d) : "f"(d2));
+        const float d = approxSqrt(fmaf(dx, dx, fmaf(dy, dy, dz * dz)));
         // ⌊q⌋ without a float-to-integer conversion (a quarter-rate instruction, like the square root): adding 2^23
         // rounding down leaves ⌊q⌋ in the mantissa for 0 ≤ q < 2^23 (bucket counts are far below).
         const unsigned b = __float_as_uint(__fadd_rd(d * p.inverseWidth, 8388608.0f)) - 0x4B000000u;
@@ -320,8 +330,7 @@ struct ExactDouble {
     static __device__ __forceinline__ unsigned bucket(double dx, double dy, double dz, const BucketParams& p)
     {
         const double d2 = __dadd_rn(__dadd_rn(__dmul_rn(dx, dx), __dmul_rn(dy, dy)), __dmul_rn(dz, dz));
-        float d;
-        asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(d) : "f"(__double2float_rn(d2)));
+        const float d = approxSqrt(__double2float_rn(d2));
         const float q = d * p.inverseWidth;
         const float f = __fadd_rd(q, 8388608.0f) - 8388608.0f; // ⌊q⌋ for 0 ≤ q < 2^23
         const float margin = 1e-6f * fmaxf(q, 1.0f);
@@ -341,9 +350,10 @@ constexpr unsigned kDeferred = 0xffffffffu;
 /// estimate q̂ of q = d / W is provably in the reference's bucket — farther from every integer than its error bound
 /// relMargin·q̂ + absMargin (screenMargins). The few pairs near a bucket edge are deferred: queued per warp
 /// and placed by the whole warp together with the reference's arithmetic on the double coordinates (read from global
-/// memory, where they sit in L2). At 1M points on an H100: 468 ms (80 buckets, ExactScreenedRare) and 526 ms (3,984),
-/// against 741 and 793 ms for ExactDouble and 239 ms for tiled_f32. The double path handled inline instead cost the
-/// common path its registers: 651 ms (a call) and 923 ms (inlined) at 80 buckets (H200).
+/// memory, where they sit in L2). At 1M points on an H200: 471 ms (80 buckets, ExactScreenedRare), 458 ms (3,984) and
+/// 489 ms (7,968), against 741 and 793 ms for ExactDouble (H100, 80 and 3,984) and 239 ms for tiled_f32. The double
+/// path handled inline instead cost the common path its registers: 651 ms (a call) and 923 ms (inlined) at 80
+/// buckets (H200).
 struct ExactScreened {
     using Coord = float;
     static constexpr bool kDefers = true;
@@ -358,9 +368,7 @@ struct ExactScreened {
     }
     static __device__ __forceinline__ unsigned bucket(float dx, float dy, float dz, const BucketParams& p)
     {
-        const float d2 = fmaf(dx, dx, fmaf(dy, dy, dz * dz));
-        float d;
-        asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(d) : "f"(d2));
+        const float d = approxSqrt(fmaf(dx, dx, fmaf(dy, dy, dz * dz)));
         const float q = d * p.inverseWidth;
         // ⌊q⌋ in the mantissa, as tiled_f32 takes it (t − 2^23 is ⌊q⌋ exactly below 2^23), and q's offset from the
         // middle of its bucket, q − (⌊q⌋ + ½): ⌊q⌋ + ½ is exact below 2^23, and so is the difference from ⌊q⌋ ≥ 1 on
@@ -379,17 +387,17 @@ struct ExactScreened {
 };
 
 /// ExactScreened for margins under which few steps defer anything: a step costs a vote instead of a check of the
-/// queue. At 1M points on an H100: 80 buckets 479 → 468 ms, but 3,984 buckets (about 1 % of the pairs deferred, so
-/// nearly every warp step queues some) 526 → 607 ms; TiledRun picks by ScreenPolicy.
+/// queue. At 1M points on an H200: 80 buckets (0.004 % deferred) 476.6 → 473.4 ms, but 400 buckets (0.02 %) 477.9 →
+/// 479.5 ms and 3,984 (0.2 %, 40 % of a warp's steps queue some) 459.6 → 491.8 ms; prepare picks by ScreenPolicy.
 struct ExactScreenedRare : ExactScreened {
     static constexpr bool kQueueAfterStep = true;
 };
 
-/// When tiled_f64_exact queues after the step: when at most kRareDeferrals of the pairs can be deferred — the share
-/// of q within the margin of an edge, 2·(relMargin·buckets + absMargin) at most — so that at most half of a warp's
-/// steps of 256 pairs are expected to queue any.
+/// When tiled_f64_exact queues after the step: when at most kRareDeferrals of the pairs are expected to be deferred
+/// (expectedDeferrals) — between the 0.004 % where that shape won and the 0.02 % where it lost (ExactScreenedRare).
 struct ScreenPolicy {
-    static constexpr double kRareDeferrals = 1.0 / 512;
+    static constexpr double kRareDeferrals = 1.0 / 8192;
+    static constexpr int kSamplePairs = 4096; ///< pairs expectedDeferrals measures q on
 };
 
 /// Tile pair p of the triangle (a ≤ b), enumerated b-major: row b, column a of triangleAt.
@@ -417,49 +425,62 @@ __device__ __forceinline__ void countOne(unsigned b, int lane, unsigned* mine, u
         atomicAdd(mine + b, 1u);
 }
 
-/// A warp's deferred pairs (ExactScreened): global indices (i, j) packed in 64 bits, in shared memory.
+/// A warp's deferred pairs (ExactScreened) within the tile pair being counted, in shared memory: point ia of tile a
+/// and point k of tile b packed in 32 bits (tiles hold 2,048 points). Four bytes an entry rather than the global
+/// indices' eight keep a block with a histogram of 3,984 buckets within a quarter of a multiprocessor's shared memory:
+/// four blocks resident instead of three.
 struct TiledQueue {
     /// Entries per warp. A step of a tile pair defers at most 32 lanes × kPerThread pairs, and the warp drains the
     /// queue whenever it holds more than kCapacity − that after a step, so it never overflows.
     static constexpr unsigned kCapacity = 384;
     unsigned* count; ///< this warp's entry count
-    unsigned long long* entries; ///< this warp's kCapacity entries
+    unsigned* tally; ///< the pairs this warp has drained (below 2^31: a block counts fewer pairs)
+    unsigned* entries; ///< this warp's kCapacity entries
 
-    /// Shared memory for the queues of `warps` warps, after an 8-byte alignment of the space before it.
-    static constexpr std::size_t bytes(std::size_t warps)
+    static_assert(TiledPolicy<float>::kTile <= 0x10000, "a point's place in its tile fits 16 bits");
+    static __device__ __forceinline__ unsigned entry(int ia, int k)
     {
-        return 8 + warps * sizeof(unsigned) + warps * kCapacity * sizeof(unsigned long long);
+        return static_cast<unsigned>(ia) << 16 | static_cast<unsigned>(k);
     }
-    /// This warp's queue in the space at `base` (bytes(warps) long), its count set to zero.
-    static __device__ __forceinline__ TiledQueue at(unsigned char* base, int warps)
+
+    /// Shared memory for the queues of `warps` warps.
+    static constexpr std::size_t bytes(std::size_t warps) { return warps * (2 + kCapacity) * sizeof(unsigned); }
+    /// This warp's queue in the space at `base` (bytes(warps) long, 4-byte aligned), its count and tally set to zero.
+    static __device__ __forceinline__ TiledQueue at(unsigned* base, int warps)
     {
-        const auto aligned = (reinterpret_cast<std::uintptr_t>(base) + 7) & ~std::uintptr_t(7);
-        auto* counts = reinterpret_cast<unsigned*>(aligned);
-        // warps is even (blocks of whole pairs of warps), so the entries start 8-byte aligned.
-        auto* entries = reinterpret_cast<unsigned long long*>(counts + warps);
         const int warp = static_cast<int>(threadIdx.x / 32);
         if (threadIdx.x % 32 == 0)
-            counts[warp] = 0;
-        return {counts + warp, entries + static_cast<std::size_t>(warp) * kCapacity};
+            base[warp] = base[warps + warp] = 0;
+        return {base + warp, base + warps + warp, base + 2 * warps + static_cast<std::size_t>(warp) * kCapacity};
     }
 
-    /// Every lane of the warp together: places the queued pairs, a lane each, in double, and empties the queue.
+    /// Every lane of the warp together: places the queued pairs of tile pair (a0, b0), a lane each, in double, and
+    /// empties the queue.
     template <Privacy Where>
     __device__ __forceinline__ void drain(
-        const BucketParams& p, int lane, unsigned* mine, unsigned long long* histogram)
+        const BucketParams& p, int a0, int b0, int lane, unsigned* mine, unsigned long long* histogram)
     {
         __syncwarp();
         const unsigned queued = *count;
         for (unsigned e = lane; e < queued; e += 32) {
-            const unsigned long long pair = entries[e];
-            countOne<Where>(
-                ExactScreened::inDouble(static_cast<int>(pair >> 32), static_cast<int>(pair & 0xffffffffu), p), lane,
-                mine, histogram);
+            const unsigned pair = entries[e];
+            const int i = a0 + static_cast<int>(pair >> 16);
+            const int j = b0 + static_cast<int>(pair & 0xffffu);
+            countOne<Where>(ExactScreened::inDouble(i, j, p), lane, mine, histogram);
         }
         __syncwarp();
-        if (lane == 0)
+        if (lane == 0) {
+            *tally += queued;
             *count = 0;
+        }
         __syncwarp();
+    }
+    /// Adds this warp's tally to the run's count of pairs placed in double (an atomic a warp, not one a drain: that
+    /// cost 0.5 % at 80 buckets).
+    __device__ __forceinline__ void report(int lane, unsigned long long* deferred) const
+    {
+        if (lane == 0 && *tally != 0)
+            atomicAdd(deferred, static_cast<unsigned long long>(*tally));
     }
 };
 
@@ -485,9 +506,7 @@ __device__ __forceinline__ void countTilePair(const T (&ax)[TiledPolicy<T>::kPer
                     if constexpr (Arith::kQueueAfterStep) {
                         deferred |= 1u << r;
                     } else {
-                        const unsigned slot = atomicAdd(queue.count, 1u);
-                        queue.entries[slot]
-                            = static_cast<unsigned long long>(a0 + ia) << 32 | static_cast<unsigned>(b0 + k);
+                        queue.entries[atomicAdd(queue.count, 1u)] = TiledQueue::entry(ia, k);
                     }
                     continue;
                 }
@@ -500,14 +519,12 @@ __device__ __forceinline__ void countTilePair(const T (&ax)[TiledPolicy<T>::kPer
                     continue; // the common step: nothing deferred in the whole warp
                 for (unsigned left = deferred; left != 0; left &= left - 1) {
                     const int ia = static_cast<int>(threadIdx.x) + (__ffs(left) - 1) * TiledPolicy<T>::kThreads;
-                    const unsigned slot = atomicAdd(queue.count, 1u);
-                    queue.entries[slot]
-                        = static_cast<unsigned long long>(a0 + ia) << 32 | static_cast<unsigned>(b0 + k);
+                    queue.entries[atomicAdd(queue.count, 1u)] = TiledQueue::entry(ia, k);
                 }
             }
             __syncwarp();
             if (*queue.count > TiledQueue::kCapacity - 32 * TiledPolicy<T>::kPerThread) // the same for every lane
-                queue.template drain<Where>(params, lane, mine, histogram);
+                queue.template drain<Where>(params, a0, b0, lane, mine, histogram);
         }
     }
 }
@@ -533,7 +550,7 @@ __global__ void __launch_bounds__(TiledPolicy<T>::kThreads) tiledKernel(int n, c
         mine = local;
     TiledQueue queue {};
     if constexpr (Arith::kDefers)
-        queue = TiledQueue::at(reinterpret_cast<unsigned char*>(local + words), TiledPolicy<T>::kThreads / 32);
+        queue = TiledQueue::at(local + words, TiledPolicy<T>::kThreads / 32);
     const unsigned long long first = firstPair + tilePairs * blockIdx.x / gridDim.x;
     const unsigned long long end = firstPair + tilePairs * (blockIdx.x + 1) / gridDim.x;
     for (unsigned long long p = first; p < end; ++p) {
@@ -568,9 +585,11 @@ __global__ void __launch_bounds__(TiledPolicy<T>::kThreads) tiledKernel(int n, c
         else
             countTilePair<Arith, Where, true>(
                 ax, ay, az, bx, by, bz, a0, b0, bCount, aValid, diagonal, params, mine, histogram, queue);
+        if constexpr (Arith::kDefers) // the queue's entries name points of this tile pair
+            queue.template drain<Where>(params, a0, b0, static_cast<int>(threadIdx.x % 32), mine, histogram);
     }
     if constexpr (Arith::kDefers)
-        queue.template drain<Where>(params, static_cast<int>(threadIdx.x % 32), mine, histogram);
+        queue.report(static_cast<int>(threadIdx.x % 32), params.deferred);
     if constexpr (Where != Privacy::Global) {
         __syncthreads();
         const int perBucket = Where == Privacy::Lane ? copies * 32 : copies; // counts of one bucket in shared memory
@@ -616,20 +635,36 @@ double largestCoordinate(const data::PointCloud& cloud, const std::array<double,
     return largest;
 }
 
-/// ExactScreened's error bound on q̂ = d̂ / W, or nothing where the float screen cannot be trusted. With u = 2^-24:
-/// rounding the coordinates to float moves each difference by at most 2u·S (S the largest |coordinate − centre|, the
-/// coordinates taken relative to boxCentre in double first, which adds only double rounding), the
-/// distance by 2√3·u·S, so q by 3.5u·S/W — the absolute part, taken as 6·10⁻⁷·S/W (2.9× that); the float
-/// arithmetic (the differences, two fused multiply-adds and a product for d², the approximate square root of relative
-/// error 2^-23, 1/W, the product, q ± margin) adds below 7u relative — taken as 1.5·10⁻⁶ (3.6×). A square below
-/// float's smallest normal, flushed to zero by the square root, moves q by at most 1.1·10⁻¹⁹/W, under a fifth of the
-/// absolute part while S ≥ 10⁻¹². Outside 10⁻¹² ≤ S ≤ 10¹⁵ squares may underflow or overflow float, beyond
-/// S/W = 10⁵ the absolute part alone is 0.06 of a bucket (nearly every pair would take the double path), and beyond
-/// 2^23 buckets the screen's ⌊·⌋ fails: ExactDouble serves there.
+/// ExactScreened's error bound on q̂ = d̂ / W, or nothing where the float screen cannot be trusted. With u = 2^-24
+/// (float's unit roundoff):
+/// - Relative part, the float arithmetic on the float coordinates: each difference rounds once (u; 2u in its square),
+///   d² = fma(dx, dx, fma(dy, dy, dz·dz)) rounds three times on non-negative terms (3u), so d̂² is within 5u of the
+///   float coordinates' d² and its square root within 2.5u; the approximate square root adds kScreenSqrtError (2u),
+///   1/W and the product u each: 6.5u in all, taken as 8u. The slack, 1.5u·q, covers the second-order terms and the
+///   reference's own three double roundings (below 10⁻¹⁵·q).
+/// - Absolute part, rounding the coordinates (taken relative to boxCentre in double first) to float: each moves by at
+///   most u·S (S the largest |coordinate − centre|), each difference by 2u·S, the distance by 2√3·u·S, q by
+///   3.46u·S/W, taken as 4u·S/W; the slack covers the centring's double rounding and squares below float's smallest
+///   normal, which the square root flushes to zero (d moves by at most 1.9·10⁻¹⁹, under 0.54u·S while S ≥ 10⁻¹⁰).
+/// The test itself rounds toward deferring (ExactScreened::bucket). Outside 10⁻¹⁰ ≤ S ≤ 10¹⁵ squares may underflow or
+/// overflow float, beyond S/W = 10⁵ the absolute part alone is 0.024 of a bucket (most pairs would take the double
+/// path), and beyond 2^23 buckets the screen's ⌊·⌋ fails: ExactDouble serves there. Until 2026-11 the parts were
+/// 1.5·10⁻⁶ (25u) and 6·10⁻⁷·S/W (10u): at 3,984 buckets that deferred 0.6 % of the pairs, now 0.2 %.
 struct Screen {
     float relMargin = 0.0f;
     float absMargin = 0.0f;
     std::array<double, 3> centre {}; ///< boxCentre: the float coordinates are taken relative to it
+};
+
+/// The bound above in units of u, and the range of S where it holds.
+struct ScreenBound {
+    static constexpr double kUnit = 0x1p-24;
+    static_assert(4.5 * kUnit + kScreenSqrtError + 1.5 * kUnit <= 8 * kUnit, "the relative part's budget");
+    static constexpr double kRelative = 8 * kUnit;
+    static constexpr double kAbsolute = 4 * kUnit; ///< times S/W
+    static constexpr double kSmallestS = 1e-10;
+    static constexpr double kLargestS = 1e15;
+    static constexpr double kLargestSOverW = 1e5;
 };
 
 std::optional<Screen> screenMargins(const data::PointCloud& cloud, const Buckets& buckets)
@@ -637,9 +672,40 @@ std::optional<Screen> screenMargins(const data::PointCloud& cloud, const Buckets
     const std::array<double, 3> centre = boxCentre(cloud);
     const double largest = largestCoordinate(cloud, centre);
     const double width = buckets.width;
-    if (!(largest >= 1e-12 && largest <= 1e15 && width > 0.0 && largest / width <= 1e5 && buckets.count <= (1u << 23)))
+    if (!(largest >= ScreenBound::kSmallestS && largest <= ScreenBound::kLargestS && width > 0.0
+            && largest / width <= ScreenBound::kLargestSOverW && buckets.count <= (1u << 23)))
         return std::nullopt;
-    return Screen {1.5e-6f, static_cast<float>(6e-7 * largest / width), centre};
+    return Screen {static_cast<float>(ScreenBound::kRelative),
+        static_cast<float>(ScreenBound::kAbsolute * largest / width), centre};
+}
+
+/// The share of the pairs the screen is expected to defer: those with q within relMargin·q + absMargin of a bucket
+/// edge, about 2·(relMargin·q + absMargin) of the pairs at q, averaged over kSamplePairs pseudo-random pairs (q of a
+/// cloud in a box is far from its largest value, buckets, on most pairs: a third of it on uniform points).
+double expectedDeferrals(const data::PointCloud& cloud, const Buckets& buckets, const Screen& screen)
+{
+    const std::uint64_t n = cloud.size();
+    if (n < 2)
+        return 0.0;
+    std::uint64_t state = 0x9e3779b97f4a7c15ULL; // a fixed splitmix64 stream: the same choice every run
+    const auto next = [&state] {
+        std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+    };
+    double sum = 0.0;
+    int counted = 0;
+    for (int s = 0; s < ScreenPolicy::kSamplePairs; ++s) {
+        const std::uint64_t i = next() % n, j = next() % n;
+        if (i == j)
+            continue;
+        const double dx = cloud.x[i] - cloud.x[j], dy = cloud.y[i] - cloud.y[j], dz = cloud.z[i] - cloud.z[j];
+        sum += std::min(std::sqrt(dx * dx + dy * dy + dz * dz) / buckets.width, static_cast<double>(buckets.count));
+        ++counted;
+    }
+    const double meanQ = counted ? sum / counted : 0.0;
+    return std::min(1.0, 2.0 * (static_cast<double>(screen.relMargin) * meanQ + static_cast<double>(screen.absMargin)));
 }
 
 template <class Arith> class TiledRun final : public SdhDeviceRun {
@@ -671,6 +737,8 @@ public:
             m_xd = device::DeviceBuffer<double>(cloud.size());
             m_yd = device::DeviceBuffer<double>(cloud.size());
             m_zd = device::DeviceBuffer<double>(cloud.size());
+            m_deferred = device::DeviceBuffer<unsigned long long>(1);
+            m_expectedDeferrals = expectedDeferrals(cloud, buckets, screen);
         }
         timedUpload([&] {
             m_x.uploadAsync(x, stream());
@@ -688,33 +756,46 @@ public:
         m_params.xd = m_xd.data();
         m_params.yd = m_yd.data();
         m_params.zd = m_zd.data();
+        m_params.deferred = m_deferred.data();
         // Tile b, and the deferred pairs' queues (ExactScreened).
         const std::size_t stage = 3 * TiledPolicy<T>::kTile * sizeof(T)
             + (kScreened ? TiledQueue::bytes(TiledPolicy<T>::kThreads / 32) : 0);
         const std::size_t copy = buckets.count * sizeof(unsigned);
         const std::size_t warps = TiledPolicy<T>::kThreads / 32;
-        // Lane copies only while a block stays small enough for several blocks per SM.
-        if (stage + warps * 32 * copy <= TiledPolicy<T>::kLaneBudget) {
-            m_where = Privacy::Lane;
-            m_copies = static_cast<int>(warps);
-            m_sharedBytes = stage + warps * 32 * copy;
-        } else if (stage + warps * copy <= TiledPolicy<T>::kSharedBudget) {
-            m_where = Privacy::Warp;
-            m_copies = static_cast<int>(warps);
-            m_sharedBytes = stage + warps * copy;
-        } else if (stage + copy <= TiledPolicy<T>::kSharedBudget) {
-            m_where = Privacy::Block;
-            m_copies = 1;
-            m_sharedBytes = stage + copy;
-        } else {
-            m_where = Privacy::Global;
-            m_copies = 0;
-            m_sharedBytes = stage;
-        }
         for (auto kernel : {tiledKernel<Arith, Privacy::Lane>, tiledKernel<Arith, Privacy::Warp>,
                  tiledKernel<Arith, Privacy::Block>, tiledKernel<Arith, Privacy::Global>})
             KS_CUDA_CHECK(cudaFuncSetAttribute(
                 kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(TiledPolicy<T>::kSharedBudget)));
+        // The most private histograms that keep the most blocks resident: lane copies only while a block stays
+        // small (kLaneBudget), and a copy per warp only where it costs no blocks — 1,328 buckets in warp copies left
+        // two blocks a multiprocessor where one per block leaves four (H200, 1M points: tiled_f64_exact 609.6 →
+        // 447.2 ms, tiled_f32 256.3 → 234.0 ms).
+        // Global atomics only when no shared histogram fits.
+        const struct {
+            Privacy where;
+            int copies;
+            std::size_t bytes;
+            std::size_t budget;
+        } choices[] = {{Privacy::Lane, static_cast<int>(warps), stage + warps * 32 * copy, TiledPolicy<T>::kLaneBudget},
+            {Privacy::Warp, static_cast<int>(warps), stage + warps * copy, TiledPolicy<T>::kSharedBudget},
+            {Privacy::Block, 1, stage + copy, TiledPolicy<T>::kSharedBudget}};
+        m_where = Privacy::Global;
+        m_copies = 0;
+        m_sharedBytes = stage;
+        int best = 0;
+        for (const auto& c : choices) {
+            if (c.bytes > c.budget)
+                continue;
+            int resident = 0;
+            KS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &resident, kernelFor(c.where), TiledPolicy<T>::kThreads, c.bytes));
+            if (resident > best) {
+                best = resident;
+                m_where = c.where;
+                m_copies = c.copies;
+                m_sharedBytes = c.bytes;
+            }
+        }
         const auto tiles
             = static_cast<unsigned long long>((cloud.size() + TiledPolicy<T>::kTile - 1) / TiledPolicy<T>::kTile);
         const unsigned long long allPairs = tiles * (tiles + 1) / 2;
@@ -776,8 +857,25 @@ private:
         }
         return tiledKernel<Arith, Privacy::Global>;
     }
+    /// ExactScreened: how many pairs the last repetition placed in double, against what prepare expected.
+    Facts facts() override
+    {
+        if constexpr (kScreened) {
+            std::vector<unsigned long long> deferred(1);
+            m_deferred.downloadAsync(deferred, stream());
+            KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
+            const double pairs = static_cast<double>(pairCount(static_cast<std::uint64_t>(n())));
+            return {{"pairs placed in double", static_cast<double>(deferred[0])},
+                {"share placed in double", pairs > 0 ? static_cast<double>(deferred[0]) / pairs : 0.0},
+                {"share expected in double", m_expectedDeferrals}};
+        }
+        return {};
+    }
+
     void launch() override
     {
+        if constexpr (kScreened)
+            m_deferred.fillBytesAsync(0, stream());
         if (m_blocks == 0)
             return;
         switch (m_where) {
@@ -804,6 +902,8 @@ private:
 
     device::DeviceBuffer<T> m_x, m_y, m_z;
     device::DeviceBuffer<double> m_xd, m_yd, m_zd; ///< ExactScreened: the coordinates in double
+    device::DeviceBuffer<unsigned long long> m_deferred; ///< ExactScreened: the pairs placed in double
+    double m_expectedDeferrals = 0.0; ///< ExactScreened: expectedDeferrals at prepare
     BucketParams m_params;
     Privacy m_where = Privacy::Global;
     int m_copies = 0;
@@ -851,6 +951,44 @@ private:
 };
 
 } // namespace
+
+namespace {
+struct SqrtErrorPolicy {
+    static constexpr int kThreads = 256;
+    static constexpr unsigned kFirst = 0x00800000u; ///< the smallest positive normal float
+    static constexpr unsigned kEnd = 0x7f800000u; ///< infinity, the first pattern past the largest finite float
+};
+
+/// The largest relative error of approxSqrt over the float patterns [first, end), grid-stride; the worst of each
+/// thread goes to `worst` as a double's bits (non-negative doubles order as their bit patterns do).
+__global__ void __launch_bounds__(SqrtErrorPolicy::kThreads) sqrtErrorKernel(unsigned long long* worst)
+{
+    double mine = 0.0;
+    const unsigned stride = gridDim.x * blockDim.x;
+    for (unsigned bits = SqrtErrorPolicy::kFirst + blockIdx.x * blockDim.x + threadIdx.x; bits < SqrtErrorPolicy::kEnd;
+         bits += stride) {
+        const float x = __uint_as_float(bits);
+        const double exact = __dsqrt_rn(static_cast<double>(x));
+        mine = fmax(mine, fabs(static_cast<double>(approxSqrt(x)) - exact) / exact);
+    }
+    atomicMax(worst, static_cast<unsigned long long>(__double_as_longlong(mine)));
+}
+} // namespace
+
+double measureScreenSqrtError()
+{
+    device::DeviceBuffer<unsigned long long> worst(1);
+    KS_CUDA_CHECK(cudaMemset(worst.data(), 0, sizeof(unsigned long long)));
+    sqrtErrorKernel<<<device::gridFor(SqrtErrorPolicy::kEnd - SqrtErrorPolicy::kFirst, SqrtErrorPolicy::kThreads, 8),
+        SqrtErrorPolicy::kThreads>>>(worst.data());
+    KS_CUDA_CHECK_LAUNCH("sqrtErrorKernel");
+    unsigned long long bits = 0;
+    KS_CUDA_CHECK(cudaMemcpy(&bits, worst.data(), sizeof bits, cudaMemcpyDeviceToHost));
+    double error = 0.0;
+    std::memcpy(&error, &bits, sizeof error);
+    return error;
+}
+
 } // namespace ks::sdh::gpu
 
 namespace ks::sdh {
@@ -904,8 +1042,7 @@ std::unique_ptr<PreparedRun> prepareTiledF64Exact(const data::Dataset& d, const 
 {
     const Buckets buckets = bucketsOf(d, p);
     if (const auto screen = gpu::screenMargins(d.as<data::PointCloud>(), buckets)) {
-        const double deferrable = 2.0 * (screen->relMargin * static_cast<double>(buckets.count) + screen->absMargin);
-        if (deferrable <= gpu::ScreenPolicy::kRareDeferrals)
+        if (gpu::expectedDeferrals(d.as<data::PointCloud>(), buckets, *screen) <= gpu::ScreenPolicy::kRareDeferrals)
             return makeRun<gpu::TiledRun<gpu::ExactScreenedRare>>(d, buckets, *screen);
         return makeRun<gpu::TiledRun<gpu::ExactScreened>>(d, buckets, *screen);
     }
