@@ -16,11 +16,12 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <optional>
+#include <random>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -654,6 +655,7 @@ struct Screen {
     float relMargin = 0.0f;
     float absMargin = 0.0f;
     std::array<double, 3> centre {}; ///< boxCentre: the float coordinates are taken relative to it
+    double expectedDeferrals = 0.0; ///< the share of the pairs expected in double (expectedDeferrals)
 };
 
 /// The bound above in units of u, and the range of S where it holds.
@@ -667,18 +669,6 @@ struct ScreenBound {
     static constexpr double kLargestSOverW = 1e5;
 };
 
-std::optional<Screen> screenMargins(const data::PointCloud& cloud, const Buckets& buckets)
-{
-    const std::array<double, 3> centre = boxCentre(cloud);
-    const double largest = largestCoordinate(cloud, centre);
-    const double width = buckets.width;
-    if (!(largest >= ScreenBound::kSmallestS && largest <= ScreenBound::kLargestS && width > 0.0
-            && largest / width <= ScreenBound::kLargestSOverW && buckets.count <= (1u << 23)))
-        return std::nullopt;
-    return Screen {static_cast<float>(ScreenBound::kRelative),
-        static_cast<float>(ScreenBound::kAbsolute * largest / width), centre};
-}
-
 /// The share of the pairs the screen is expected to defer: those with q within relMargin·q + absMargin of a bucket
 /// edge, about 2·(relMargin·q + absMargin) of the pairs at q, averaged over kSamplePairs pseudo-random pairs (q of a
 /// cloud in a box is far from its largest value, buckets, on most pairs: a third of it on uniform points).
@@ -687,17 +677,11 @@ double expectedDeferrals(const data::PointCloud& cloud, const Buckets& buckets, 
     const std::uint64_t n = cloud.size();
     if (n < 2)
         return 0.0;
-    std::uint64_t state = 0x9e3779b97f4a7c15ULL; // a fixed splitmix64 stream: the same choice every run
-    const auto next = [&state] {
-        std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-    };
+    std::mt19937_64 random(1); // a fixed stream: the same pairs every run
     double sum = 0.0;
     int counted = 0;
     for (int s = 0; s < ScreenPolicy::kSamplePairs; ++s) {
-        const std::uint64_t i = next() % n, j = next() % n;
+        const std::uint64_t i = random() % n, j = random() % n;
         if (i == j)
             continue;
         const double dx = cloud.x[i] - cloud.x[j], dy = cloud.y[i] - cloud.y[j], dz = cloud.z[i] - cloud.z[j];
@@ -706,6 +690,20 @@ double expectedDeferrals(const data::PointCloud& cloud, const Buckets& buckets, 
     }
     const double meanQ = counted ? sum / counted : 0.0;
     return std::min(1.0, 2.0 * (static_cast<double>(screen.relMargin) * meanQ + static_cast<double>(screen.absMargin)));
+}
+
+std::optional<Screen> screenMargins(const data::PointCloud& cloud, const Buckets& buckets)
+{
+    const std::array<double, 3> centre = boxCentre(cloud);
+    const double largest = largestCoordinate(cloud, centre);
+    const double width = buckets.width;
+    if (!(largest >= ScreenBound::kSmallestS && largest <= ScreenBound::kLargestS && width > 0.0
+            && largest / width <= ScreenBound::kLargestSOverW && buckets.count <= (1u << 23)))
+        return std::nullopt;
+    Screen screen {static_cast<float>(ScreenBound::kRelative),
+        static_cast<float>(ScreenBound::kAbsolute * largest / width), centre};
+    screen.expectedDeferrals = expectedDeferrals(cloud, buckets, screen);
+    return screen;
 }
 
 template <class Arith> class TiledRun final : public SdhDeviceRun {
@@ -738,7 +736,7 @@ public:
             m_yd = device::DeviceBuffer<double>(cloud.size());
             m_zd = device::DeviceBuffer<double>(cloud.size());
             m_deferred = device::DeviceBuffer<unsigned long long>(1);
-            m_expectedDeferrals = expectedDeferrals(cloud, buckets, screen);
+            m_expectedDeferrals = screen.expectedDeferrals;
         }
         timedUpload([&] {
             m_x.uploadAsync(x, stream());
@@ -903,7 +901,7 @@ private:
     device::DeviceBuffer<T> m_x, m_y, m_z;
     device::DeviceBuffer<double> m_xd, m_yd, m_zd; ///< ExactScreened: the coordinates in double
     device::DeviceBuffer<unsigned long long> m_deferred; ///< ExactScreened: the pairs placed in double
-    double m_expectedDeferrals = 0.0; ///< ExactScreened: expectedDeferrals at prepare
+    double m_expectedDeferrals = 0.0; ///< ExactScreened: Screen::expectedDeferrals
     BucketParams m_params;
     Privacy m_where = Privacy::Global;
     int m_copies = 0;
@@ -984,9 +982,7 @@ double measureScreenSqrtError()
     KS_CUDA_CHECK_LAUNCH("sqrtErrorKernel");
     unsigned long long bits = 0;
     KS_CUDA_CHECK(cudaMemcpy(&bits, worst.data(), sizeof bits, cudaMemcpyDeviceToHost));
-    double error = 0.0;
-    std::memcpy(&error, &bits, sizeof error);
-    return error;
+    return std::bit_cast<double>(bits);
 }
 
 } // namespace ks::sdh::gpu
@@ -1042,7 +1038,7 @@ std::unique_ptr<PreparedRun> prepareTiledF64Exact(const data::Dataset& d, const 
 {
     const Buckets buckets = bucketsOf(d, p);
     if (const auto screen = gpu::screenMargins(d.as<data::PointCloud>(), buckets)) {
-        if (gpu::expectedDeferrals(d.as<data::PointCloud>(), buckets, *screen) <= gpu::ScreenPolicy::kRareDeferrals)
+        if (screen->expectedDeferrals <= gpu::ScreenPolicy::kRareDeferrals)
             return makeRun<gpu::TiledRun<gpu::ExactScreenedRare>>(d, buckets, *screen);
         return makeRun<gpu::TiledRun<gpu::ExactScreened>>(d, buckets, *screen);
     }
