@@ -250,40 +250,69 @@ __device__ double sumOverRows(double value, double (&partial)[CentredLogsPolicy:
     return total;
 }
 
+/// A block of 32 samples × 32 features ([sample][feature]) written to the feature-major copy (rows `stride` apart)
+/// of features first…first + 31, samples k0…k0 + 31 below stride: a warp stores consecutive samples of one feature.
+/// Waits for the block to be filled first and, after, for the reads to finish before it is refilled.
+__device__ void storeFeatureMajor(const double (&block)[CentredLogsPolicy::kFeatures][CentredLogsPolicy::kFeatures + 1],
+    std::uint64_t first, std::uint64_t k0, std::uint64_t p, double* transposed, std::uint64_t stride)
+{
+    const int tx = threadIdx.x % CentredLogsPolicy::kFeatures;
+    const int ty = threadIdx.x / CentredLogsPolicy::kFeatures;
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < CentredLogsPolicy::kFeatures / CentredLogsPolicy::kRows; ++r) {
+        const int f = ty + r * CentredLogsPolicy::kRows;
+        const std::uint64_t k = k0 + tx;
+        if (first + f < p && k < stride)
+            transposed[(first + f) * stride + k] = block[tx][f];
+    }
+    __syncthreads();
+}
+
 /// 32 features per block, their samples split over 8 warps: logs (or, kPower, y^alpha · scale[i]) into C and their
 /// mean, then centre and sum squares (two passes, accurate). Each thread rereads only what it wrote itself. The
-/// feature-major copy has rows of `stride` ≥ n samples, the padding zeroed.
+/// feature-major copy has rows of `stride` ≥ n samples, the padding zeroed; it is written through a shared 32 × 32
+/// block, so a warp stores 32 consecutive samples of one feature instead of one sample of 32 features.
 template <bool kPower>
 __global__ void __launch_bounds__(CentredLogsPolicy::kThreads)
     centredFeaturesKernel(const double* __restrict__ y, std::uint64_t n, std::uint64_t p, double alpha,
         const double* __restrict__ scale, double* centred, double* sumSquares, double* transposed, std::uint64_t stride)
 {
-    __shared__ double partial[CentredLogsPolicy::kRows][CentredLogsPolicy::kFeatures];
-    const int tx = threadIdx.x % CentredLogsPolicy::kFeatures;
-    const int ty = threadIdx.x / CentredLogsPolicy::kFeatures;
-    const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * CentredLogsPolicy::kFeatures + tx;
+    constexpr int kFeatures = CentredLogsPolicy::kFeatures;
+    constexpr int kRows = CentredLogsPolicy::kRows;
+    __shared__ double partial[kRows][kFeatures];
+    __shared__ double block[kFeatures][kFeatures + 1]; // [sample][feature], then read [feature][sample]
+    const int tx = threadIdx.x % kFeatures;
+    const int ty = threadIdx.x / kFeatures;
+    const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * kFeatures;
+    const std::uint64_t i = first + tx;
     const bool active = i < p;
     double sum = 0.0;
     const double featureScale = kPower && active ? scale[i] : 1.0;
     if (active)
-        for (std::uint64_t k = ty; k < n; k += CentredLogsPolicy::kRows) {
+        for (std::uint64_t k = ty; k < n; k += kRows) {
             const double l = kPower ? pow(y[k * p + i], alpha) * featureScale : log(y[k * p + i]);
             centred[k * p + i] = l;
             sum += l;
         }
     const double mean = sumOverRows(sum, partial) / static_cast<double>(n);
     double squares = 0.0;
-    if (active)
-        for (std::uint64_t k = ty; k < n; k += CentredLogsPolicy::kRows) {
-            const double c = centred[k * p + i] - mean;
-            centred[k * p + i] = c;
-            squares = fma(c, c, squares);
-            if (transposed)
-                transposed[i * stride + k] = c;
+    const std::uint64_t extent = transposed ? stride : n; // samples, and the feature-major copy's padding
+    for (std::uint64_t k0 = 0; k0 < extent; k0 += kFeatures) {
+#pragma unroll
+        for (int r = 0; r < kFeatures / kRows; ++r) {
+            const std::uint64_t k = k0 + ty + r * kRows; // each thread's samples in the first pass's order
+            double c = 0.0;
+            if (active && k < n) {
+                c = centred[k * p + i] - mean;
+                centred[k * p + i] = c;
+                squares = fma(c, c, squares);
+            }
+            block[ty + r * kRows][tx] = c;
         }
-    if (active && transposed)
-        for (std::uint64_t k = n + ty; k < stride; k += CentredLogsPolicy::kRows)
-            transposed[i * stride + k] = 0.0;
+        if (transposed)
+            storeFeatureMajor(block, first, k0, p, transposed, stride);
+    }
     const double total = sumOverRows(squares, partial);
     if (active && ty == 0)
         sumSquares[i] = total;
@@ -678,29 +707,38 @@ struct DmmaPolicy {
     static constexpr int kStep = 8; ///< samples per mma
     static constexpr int kDepth = 16; ///< samples per shared-memory stage: two k8 steps (no zero padding at N = 80)
     static constexpr int kSteps = kDepth / kStep;
-    static constexpr int kOutStride = kTile + 1; ///< the output tile staged for row-wise, coalesced stores
+    /// The output tile staged for row-wise, coalesced stores; rows 72 doubles apart put a quarter-warp's 16-byte
+    /// writes (two rows, four pairs of columns each) in distinct banks.
+    static constexpr int kOutStride = kTile + 8;
 };
 
-/// Rows of the feature-major centred logs the kernel reads: N rounded up to whole stages, padded with zeros.
+/// Samples in a row of the feature-major centred logs the kernel reads: N rounded up to whole stages, padded with
+/// zeros.
 std::uint64_t dmmaStride(std::uint64_t n)
 {
     return (n + DmmaPolicy::kDepth - 1) / DmmaPolicy::kDepth * DmmaPolicy::kDepth;
 }
 
+/// Rows of that matrix: p rounded up to whole tiles, the rows beyond p zero, so a tile's copies need no bounds.
+std::uint64_t dmmaFeatureRows(std::uint64_t p)
+{
+    return (p + DmmaPolicy::kTile - 1) / DmmaPolicy::kTile * DmmaPolicy::kTile;
+}
+
 /// The block's shared memory: the sample stages while g accumulates, then the finished 64×64 tile of lrv values.
 /// A stage holds, per side (features i… or j…) and per k8 step, each feature's 8 samples contiguously: a lane's two
 /// samples of a fragment are one 16-byte load, and the eight rows a warp reads at once are 512 contiguous bytes.
-union DmmaShared {
+union alignas(16) DmmaShared {
     double stages[2][2][DmmaPolicy::kSteps][DmmaPolicy::kTile][DmmaPolicy::kStep]; ///< [buffer][side][step][feature]
     double tile[DmmaPolicy::kTile][DmmaPolicy::kOutStride];
 };
 
-/// Starts an asynchronous 16-byte copy global → shared (zero-filled when !valid); sm_80 and up, like the mma.
-__device__ __forceinline__ void copyAsync16(double* dst, const double* src, bool valid)
+/// Starts an asynchronous 16-byte copy global → shared; sm_80 and up, like the mma.
+__device__ __forceinline__ void copyAsync16(double* dst, const double* src)
 {
 #if __CUDA_ARCH__ >= 800
     const auto address = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(src), "r"(valid ? 16 : 0));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(address), "l"(src));
 #else
     __trap();
 #endif
@@ -722,31 +760,25 @@ template <int Pending> __device__ __forceinline__ void waitCopies()
 }
 
 /// One thread's share of filling a stage: samples [k0, k0 + kDepth) of `Arrays` blocks of Tile features, block a
-/// from the feature-major matrix matrices[a] (rows `stride` apart, zero beyond N) starting at feature first[a]. Eight
-/// threads copy a feature's 128 bytes, 16 bytes each; the thread keeps its sources and validity for the whole tile,
-/// so a stage costs it only the copies.
+/// from the feature-major matrix matrices[a] (rows `stride` apart, zero beyond N) starting at feature first[a]. The
+/// matrices have whole 64-feature tiles of rows (dmmaFeatureRows, zero beyond p), so every copy is valid. Eight
+/// threads copy a feature's 128 bytes, 16 bytes each; the thread keeps its sources for the whole tile, so a stage
+/// costs it only the copies.
 template <int Arrays, int Tile, int Threads> class StageCopies {
 public:
     static constexpr int kPerRow = DmmaPolicy::kDepth / 2; ///< 16-byte copies per feature and stage
     static constexpr int kFeatureStep = Threads / kPerRow; ///< features one pass of the block covers
     static constexpr int kPasses = Tile / kFeatureStep;
-    static_assert(Arrays * kPasses <= 32, "validity bits");
     using Stage = double[Arrays][DmmaPolicy::kSteps][Tile][DmmaPolicy::kStep];
 
-    __device__ StageCopies(const double* const (&matrices)[Arrays], const std::uint64_t (&first)[Arrays],
-        std::uint64_t stride, std::uint64_t p)
-        : m_fallback(matrices[0])
-        , m_passStride(kFeatureStep * stride)
+    __device__ StageCopies(
+        const double* const (&matrices)[Arrays], const std::uint64_t (&first)[Arrays], std::uint64_t stride)
+        : m_passStride(kFeatureStep * stride)
     {
         const int c = threadIdx.x % kPerRow;
         const int t = threadIdx.x / kPerRow;
-        for (int a = 0; a < Arrays; ++a) {
-            const std::uint64_t feature = first[a] + t;
-            m_source[a] = matrices[a] + feature * stride + 2 * c;
-            for (int m = 0; m < kPasses; ++m)
-                if (feature + m * kFeatureStep < p)
-                    m_valid |= 1u << (a * kPasses + m);
-        }
+        for (int a = 0; a < Arrays; ++a)
+            m_source[a] = matrices[a] + (first[a] + t) * stride + 2 * c;
         m_target = (c / (DmmaPolicy::kStep / 2)) * Tile * DmmaPolicy::kStep + t * DmmaPolicy::kStep
             + 2 * (c % (DmmaPolicy::kStep / 2));
     }
@@ -756,21 +788,36 @@ public:
 #pragma unroll
         for (int a = 0; a < Arrays; ++a)
 #pragma unroll
-            for (int m = 0; m < kPasses; ++m) {
-                const bool valid = (m_valid >> (a * kPasses + m)) & 1u;
-                double* target = &stage[a][0][0][0] + m_target + m * kFeatureStep * DmmaPolicy::kStep;
-                copyAsync16(target, valid ? m_source[a] + m * m_passStride + k0 : m_fallback, valid);
-            }
+            for (int m = 0; m < kPasses; ++m)
+                copyAsync16(&stage[a][0][0][0] + m_target + m * kFeatureStep * DmmaPolicy::kStep,
+                    m_source[a] + m * m_passStride + k0);
         commitCopies();
     }
 
 private:
     const double* m_source[Arrays];
-    const double* m_fallback; ///< a valid address for the zero-filling copies
     std::uint64_t m_passStride;
-    unsigned m_valid = 0;
     int m_target;
 };
+
+/// Runs consume(stage) over the stages of samples [0, stride) in order, double-buffered: stage s + 1's copies fly
+/// while the tensor cores work on stage s. One barrier a stage: once stage s has landed for every thread, every
+/// thread is also done with stage s − 1, whose buffer then takes stage s + 1. Ends with a barrier, so the caller
+/// may reuse the buffers' memory.
+template <class Copies, class Stage, class Consume>
+__device__ void forEachStage(const Copies& copies, std::uint64_t stride, Stage (&buffers)[2], Consume&& consume)
+{
+    const std::uint64_t stages = stride / DmmaPolicy::kDepth;
+    copies.issue(0, buffers[0]);
+    for (std::uint64_t s = 0; s < stages; ++s) {
+        waitCopies<0>();
+        __syncthreads();
+        if (s + 1 < stages)
+            copies.issue((s + 1) * DmmaPolicy::kDepth, buffers[(s + 1) & 1]);
+        consume(buffers[s & 1]);
+    }
+    __syncthreads();
+}
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 900 // Hopper uses the m16n8k8 instruction below
 /// d += a·b for one m8n8k4 FP64 tensor-core tile (compute capability 8.0 and up): A 8×4 row-major (lane: row
@@ -807,8 +854,8 @@ __device__ __forceinline__ void dmma1688(double (&d)[4], const double (&a)[4], c
 
 /// Accumulates this warp's 32×32 block of g for tile (i0, j0). The k slots q and q+4 of an mma carry a lane's
 /// samples 2q and 2q+1 of the step — the same permutation for A and B, so the sum over samples is unchanged.
-__device__ void gramTile(const double* __restrict__ transposed, std::uint64_t stride, std::uint64_t p, std::uint64_t i0,
-    std::uint64_t j0, double (&acc)[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4], DmmaShared& shared)
+__device__ void gramTile(const double* __restrict__ transposed, std::uint64_t stride, std::uint64_t i0, std::uint64_t j0,
+    double (&acc)[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4], DmmaShared& shared)
 {
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
@@ -816,19 +863,8 @@ __device__ void gramTile(const double* __restrict__ transposed, std::uint64_t st
     const int wn = (warp & 1) * DmmaPolicy::kWarpTile;
     const int group = lane >> 2;
     const int quad = lane & 3;
-    const std::uint64_t stages = stride / DmmaPolicy::kDepth;
-    // Double buffering: the next stage's copies fly while the tensor cores work on this one.
-    const StageCopies<2, DmmaPolicy::kTile, DmmaPolicy::kThreads> copies({transposed, transposed}, {i0, j0}, stride, p);
-    copies.issue(0, shared.stages[0]);
-    for (std::uint64_t s = 0; s < stages; ++s) {
-        if (s + 1 < stages) {
-            copies.issue((s + 1) * DmmaPolicy::kDepth, shared.stages[(s + 1) & 1]);
-            waitCopies<1>();
-        } else {
-            waitCopies<0>();
-        }
-        __syncthreads();
-        const auto& stage = shared.stages[s & 1];
+    const StageCopies<2, DmmaPolicy::kTile, DmmaPolicy::kThreads> copies({transposed, transposed}, {i0, j0}, stride);
+    forEachStage(copies, stride, shared.stages, [&](const auto& stage) {
 #pragma unroll
         for (int step = 0; step < DmmaPolicy::kSteps; ++step) {
             double a[DmmaPolicy::kMTiles][4], b[DmmaPolicy::kNTiles][2];
@@ -854,8 +890,7 @@ __device__ void gramTile(const double* __restrict__ transposed, std::uint64_t st
                 for (int v = 0; v < DmmaPolicy::kNTiles; ++v)
                     dmma1688(acc[u][v], a[u], b[v]);
         }
-        __syncthreads(); // this buffer is refilled two stages on
-    }
+    });
 }
 
 /// Adds pair (i, j) to the refinement's worklist (counted even when the list is full: the fallback then runs).
@@ -867,20 +902,27 @@ __device__ __forceinline__ void listPair(
         worklist[slot] = pairIndex(i, j);
 }
 
-/// Stores a finished Tile × Tile block of lrv values from shared memory row by row (consecutive threads, consecutive
-/// j): the pairs j < i of rows [rowBegin, rowEnd) below p.
+/// Stores a finished Tile × Tile block of lrv values from shared memory, a warp a row: the pairs j < i of rows
+/// [rowBegin, rowEnd) below p. A row's pairs are contiguous in propr's order, so a whole row whose first pair is
+/// 16-byte aligned goes out in 16-byte stores, two pairs a lane; any other row, a pair a lane.
 template <int Tile, int Stride, int Threads>
 __device__ void storeTile(const double (&tile)[Tile][Stride], std::uint64_t i0, std::uint64_t j0, std::uint64_t p,
     std::uint64_t rowBegin, std::uint64_t rowEnd, double* __restrict__ out)
 {
+    const int lane = threadIdx.x & 31;
     const std::uint64_t base = rowStart(rowBegin);
-    for (int e = threadIdx.x; e < Tile * Tile; e += Threads) {
-        const int row = e / Tile;
-        const int col = e % Tile;
-        const std::uint64_t i = i0 + row;
-        const std::uint64_t j = j0 + col;
-        if (j < i && i < p && i >= rowBegin && i < rowEnd)
-            out[pairIndex(i, j) - base] = tile[row][col];
+    const std::uint64_t last = min(i0 + Tile, min(p, rowEnd));
+    for (std::uint64_t i = max(i0, rowBegin) + threadIdx.x / 32; i < last; i += Threads / 32) {
+        const auto& values = tile[i - i0];
+        const std::uint64_t count = min(static_cast<std::uint64_t>(Tile), i - j0); // j0 ≤ i0 ≤ i: pairs j < i
+        double* row = out + (pairIndex(i, j0) - base);
+        if (count == Tile && reinterpret_cast<std::uintptr_t>(row) % sizeof(double2) == 0) {
+            for (int c = lane; c < Tile / 2; c += 32)
+                reinterpret_cast<double2*>(row)[c] = make_double2(values[2 * c], values[2 * c + 1]);
+        } else {
+            for (int c = lane; c < static_cast<int>(count); c += 32)
+                row[c] = values[c];
+        }
     }
 }
 
@@ -895,7 +937,7 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm
     const std::uint64_t j0 = c * DmmaPolicy::kTile;
     __shared__ DmmaShared shared;
     double acc[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4] = {};
-    gramTile(transposed, stride, p, i0, j0, acc, shared);
+    gramTile(transposed, stride, i0, j0, acc, shared);
 
     // lrv from the accumulators into the shared tile (flagging cancelling pairs on the way) ...
     const int lane = threadIdx.x & 31;
@@ -903,6 +945,14 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm
     const int li = (warp >> 1) * DmmaPolicy::kWarpTile + (lane >> 2);
     const int lj = (warp & 1) * DmmaPolicy::kWarpTile + 2 * (lane & 3);
     const double scale = 1.0 / static_cast<double>(n - 1);
+    double sj[DmmaPolicy::kNTiles][2]; // s_j of this thread's eight columns
+#pragma unroll
+    for (int v = 0; v < DmmaPolicy::kNTiles; ++v)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const std::uint64_t j = j0 + lj + 8 * v + h;
+            sj[v][h] = j < p ? sumSquares[j] : 0.0;
+        }
 
 #pragma unroll
     for (int u = 0; u < DmmaPolicy::kMTiles; ++u)
@@ -913,20 +963,22 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm
             const double si = i < p ? sumSquares[i] : 0.0;
             const bool rowListed = i < p && i >= rowBegin && i < rowEnd;
 #pragma unroll
-            for (int v = 0; v < DmmaPolicy::kNTiles; ++v)
+            for (int v = 0; v < DmmaPolicy::kNTiles; ++v) {
+                double value[2];
 #pragma unroll
                 for (int h = 0; h < 2; ++h) {
-                    const int col = lj + 8 * v + h;
-                    const std::uint64_t j = j0 + col;
-                    const double scaleOfTerms = si + (j < p ? sumSquares[j] : 0.0);
+                    const std::uint64_t j = j0 + lj + 8 * v + h;
+                    const double scaleOfTerms = si + sj[v][h];
                     const double numerator = scaleOfTerms - 2.0 * acc[u][v][2 * half + h];
-                    shared.tile[row][col] = numerator * scale;
+                    value[h] = numerator * scale;
                     if (rowListed && j < i && numerator < tau * scaleOfTerms)
                         listPair(i, j, worklist, worklistCount, capacity);
                 }
+                *reinterpret_cast<double2*>(&shared.tile[row][lj + 8 * v]) = make_double2(value[0], value[1]);
+            }
         }
     __syncthreads();
-    // ... then stored row by row: whole 512-byte rows.
+    // ... then stored a row at a time.
     storeTile<DmmaPolicy::kTile, DmmaPolicy::kOutStride, DmmaPolicy::kThreads>(
         shared.tile, i0, j0, p, rowBegin, rowEnd, out);
 }
@@ -963,8 +1015,7 @@ struct WeightedSums {
 };
 
 __device__ void weightedGramTile(const double* __restrict__ transposed, const double* __restrict__ transposedWeights,
-    std::uint64_t stride, std::uint64_t p, std::uint64_t i0, std::uint64_t j0, WeightedSums& sums,
-    WeightedDmmaShared& shared)
+    std::uint64_t stride, std::uint64_t i0, std::uint64_t j0, WeightedSums& sums, WeightedDmmaShared& shared)
 {
     using Policy = WeightedDmmaPolicy;
     const int lane = threadIdx.x & 31;
@@ -973,19 +1024,9 @@ __device__ void weightedGramTile(const double* __restrict__ transposed, const do
     const int wn = (warp & 1) * Policy::kWarpTile;
     const int group = lane >> 2;
     const int quad = lane & 3;
-    const std::uint64_t stages = stride / DmmaPolicy::kDepth;
     const StageCopies<Policy::kArrays, Policy::kTile, Policy::kThreads> copies(
-        {transposed, transposedWeights, transposed, transposedWeights}, {i0, i0, j0, j0}, stride, p);
-    copies.issue(0, shared.stages[0]);
-    for (std::uint64_t s = 0; s < stages; ++s) {
-        if (s + 1 < stages) {
-            copies.issue((s + 1) * DmmaPolicy::kDepth, shared.stages[(s + 1) & 1]);
-            waitCopies<1>();
-        } else {
-            waitCopies<0>();
-        }
-        __syncthreads();
-        const auto& stage = shared.stages[s & 1];
+        {transposed, transposedWeights, transposed, transposedWeights}, {i0, i0, j0, j0}, stride);
+    forEachStage(copies, stride, shared.stages, [&](const auto& stage) {
 #pragma unroll
         for (int step = 0; step < DmmaPolicy::kSteps; ++step) {
             // A's fragments: W_i and then B_i, Q_i, W_i² from them and C_i.
@@ -1021,8 +1062,7 @@ __device__ void weightedGramTile(const double* __restrict__ transposed, const do
                 dmma1688(sums.cross[v], ba, bb);
             }
         }
-        __syncthreads(); // this buffer is refilled two stages on
-    }
+    });
 }
 
 __global__ void __launch_bounds__(WeightedDmmaPolicy::kThreads, WeightedDmmaPolicy::kBlocksPerSm)
@@ -1038,7 +1078,7 @@ __global__ void __launch_bounds__(WeightedDmmaPolicy::kThreads, WeightedDmmaPoli
     const std::uint64_t j0 = c * Policy::kTile;
     __shared__ WeightedDmmaShared shared;
     WeightedSums sums;
-    weightedGramTile(transposed, transposedWeights, stride, p, i0, j0, sums, shared);
+    weightedGramTile(transposed, transposedWeights, stride, i0, j0, sums, shared);
 
     // Weighted lrv from the accumulators into the shared tile (flagging cancelling pairs on the way) ...
     const int lane = threadIdx.x & 31;
@@ -1075,12 +1115,19 @@ __global__ void __launch_bounds__(WeightedDmmaPolicy::kThreads, WeightedDmmaPoli
 __global__ void __launch_bounds__(CentredLogsPolicy::kThreads) featureMajorKernel(const double* __restrict__ w,
     std::uint64_t n, std::uint64_t p, double* __restrict__ transposed, std::uint64_t stride)
 {
-    const int tx = threadIdx.x % CentredLogsPolicy::kFeatures;
-    const int ty = threadIdx.x / CentredLogsPolicy::kFeatures;
-    const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * CentredLogsPolicy::kFeatures + tx;
-    if (i < p)
-        for (std::uint64_t k = ty; k < stride; k += CentredLogsPolicy::kRows)
-            transposed[i * stride + k] = k < n ? w[k * p + i] : 0.0;
+    constexpr int kFeatures = CentredLogsPolicy::kFeatures;
+    __shared__ double block[kFeatures][kFeatures + 1];
+    const int tx = threadIdx.x % kFeatures;
+    const int ty = threadIdx.x / kFeatures;
+    const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * kFeatures;
+    for (std::uint64_t k0 = 0; k0 < stride; k0 += kFeatures) {
+#pragma unroll
+        for (int r = 0; r < kFeatures / CentredLogsPolicy::kRows; ++r) {
+            const std::uint64_t k = k0 + ty + r * CentredLogsPolicy::kRows;
+            block[ty + r * CentredLogsPolicy::kRows][tx] = first + tx < p && k < n ? w[k * p + first + tx] : 0.0;
+        }
+        storeFeatureMajor(block, first, k0, p, transposed, stride);
+    }
 }
 } // namespace
 
@@ -1364,9 +1411,9 @@ private:
 /// Device bytes dmma_refined needs beside Y (and W): the centred logs twice, their squares, W feature-major.
 std::uint64_t dmmaRefinedBytes(const data::ExpressionTable& t, const ParamSet& params)
 {
-    const std::uint64_t stride = dmmaStride(t.samples);
-    const std::uint64_t weighted = modeOf(t, params).weighted ? stride * t.features : 0;
-    return ((t.samples + stride + 1) * t.features + weighted) * sizeof(double);
+    const std::uint64_t featureMajor = dmmaStride(t.samples) * dmmaFeatureRows(t.features);
+    const std::uint64_t weighted = modeOf(t, params).weighted ? featureMajor : 0;
+    return ((t.samples + 1) * t.features + featureMajor + weighted) * sizeof(double);
 }
 
 class DmmaRefinedRun final : public LrvDeviceRun {
@@ -1378,8 +1425,8 @@ public:
         : LrvDeviceRun(table, params, dmmaRefinedBytes(table, params), DmmaPolicy::kTile, ModeSupport::Weighted, share)
         , m_stride(dmmaStride(m_n))
         , m_centred(m_n * m_p)
-        , m_transposed(m_stride * m_p)
-        , m_transposedWeights(m_mode.weighted ? m_stride * m_p : 0)
+        , m_transposed(m_stride * dmmaFeatureRows(m_p))
+        , m_transposedWeights(m_mode.weighted ? m_stride * dmmaFeatureRows(m_p) : 0)
         , m_sumSquares(m_p)
         , m_capacity(worklistCapacity(m_pairs))
         , m_worklist(m_capacity)
@@ -1391,6 +1438,10 @@ public:
         KS_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
         if (major < 8)
             throw SkipRun("needs FP64 tensor cores (compute capability 8.0 or newer)");
+        // The rows beyond p stay zero: every run rewrites only the first p.
+        m_transposed.fillBytesAsync(0, stream());
+        if (m_mode.weighted)
+            m_transposedWeights.fillBytesAsync(0, stream());
     }
     void beforeChunks() override
     {
