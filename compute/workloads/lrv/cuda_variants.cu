@@ -9,6 +9,7 @@
 #include <cfloat>
 #include <cstdio>
 #include <functional>
+#include <type_traits>
 
 namespace ks::lrv::gpu {
 
@@ -904,24 +905,31 @@ __device__ __forceinline__ void listPair(
 
 /// Stores a finished Tile × Tile block of lrv values from shared memory, a warp a row: the pairs j < i of rows
 /// [rowBegin, rowEnd) below p. A row's pairs are contiguous in propr's order, so a whole row whose first pair is
-/// 16-byte aligned goes out in 16-byte stores, two pairs a lane; any other row, a pair a lane.
-template <int Tile, int Stride, int Threads>
+/// 16-byte aligned goes out in 16-byte stores, two pairs a lane; any other row, a pair a lane. kWhole: the tile lies
+/// below the diagonal with all its rows below p and in [rowBegin, rowEnd), so every row is whole.
+template <int Tile, int Stride, int Threads, bool kWhole = false>
 __device__ void storeTile(const double (&tile)[Tile][Stride], std::uint64_t i0, std::uint64_t j0, std::uint64_t p,
     std::uint64_t rowBegin, std::uint64_t rowEnd, double* __restrict__ out)
 {
+    constexpr int kWarps = Threads / 32;
     const int lane = threadIdx.x & 31;
-    const std::uint64_t base = rowStart(rowBegin);
-    const std::uint64_t last = min(i0 + Tile, min(p, rowEnd));
-    for (std::uint64_t i = max(i0, rowBegin) + threadIdx.x / 32; i < last; i += Threads / 32) {
-        const auto& values = tile[i - i0];
-        const std::uint64_t count = min(static_cast<std::uint64_t>(Tile), i - j0); // j0 ≤ i0 ≤ i: pairs j < i
-        double* row = out + (pairIndex(i, j0) - base);
+    const int first = kWhole ? 0 : static_cast<int>(max(i0, rowBegin) - i0);
+    const int last = kWhole ? Tile : static_cast<int>(min(i0 + Tile, min(p, rowEnd)) - i0);
+    int r = first + static_cast<int>(threadIdx.x / 32);
+    // Row i's pairs start rowStart(i) − rowStart(rowBegin) into out; kWarps rows on they start kWarps·i + kWarps(kWarps
+    // − 1)/2 later.
+    std::uint64_t offset = pairIndex(i0 + r, j0) - rowStart(rowBegin);
+    for (; r < last; r += kWarps) {
+        const std::uint64_t i = i0 + r;
+        double* row = out + offset;
+        offset += kWarps * i + kWarps * (kWarps - 1) / 2;
+        const int count = kWhole ? Tile : static_cast<int>(min(static_cast<std::uint64_t>(Tile), i - j0));
         if (count == Tile && reinterpret_cast<std::uintptr_t>(row) % sizeof(double2) == 0) {
             for (int c = lane; c < Tile / 2; c += 32)
-                reinterpret_cast<double2*>(row)[c] = make_double2(values[2 * c], values[2 * c + 1]);
+                reinterpret_cast<double2*>(row)[c] = make_double2(tile[r][2 * c], tile[r][2 * c + 1]);
         } else {
-            for (int c = lane; c < static_cast<int>(count); c += 32)
-                row[c] = values[c];
+            for (int c = lane; c < count; c += 32)
+                row[c] = tile[r][c];
         }
     }
 }
@@ -945,42 +953,50 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm
     const int li = (warp >> 1) * DmmaPolicy::kWarpTile + (lane >> 2);
     const int lj = (warp & 1) * DmmaPolicy::kWarpTile + 2 * (lane & 3);
     const double scale = 1.0 / static_cast<double>(n - 1);
-    double sj[DmmaPolicy::kNTiles][2]; // s_j of this thread's eight columns
+    // Most tiles lie below the diagonal, whole and in this chunk's rows: their pairs need no bounds.
+    const bool whole = i0 > j0 && i0 + DmmaPolicy::kTile <= p && i0 >= rowBegin && i0 + DmmaPolicy::kTile <= rowEnd;
+    auto finish = [&](auto wholeTag) {
+        constexpr bool kWhole = decltype(wholeTag)::value;
+        double sj[DmmaPolicy::kNTiles][2]; // s_j of this thread's eight columns
 #pragma unroll
-    for (int v = 0; v < DmmaPolicy::kNTiles; ++v)
+        for (int v = 0; v < DmmaPolicy::kNTiles; ++v)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const std::uint64_t j = j0 + lj + 8 * v + h;
-            sj[v][h] = j < p ? sumSquares[j] : 0.0;
-        }
-
-#pragma unroll
-    for (int u = 0; u < DmmaPolicy::kMTiles; ++u)
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-            const int row = li + 16 * u + 8 * half;
-            const std::uint64_t i = i0 + row;
-            const double si = i < p ? sumSquares[i] : 0.0;
-            const bool rowListed = i < p && i >= rowBegin && i < rowEnd;
-#pragma unroll
-            for (int v = 0; v < DmmaPolicy::kNTiles; ++v) {
-                double value[2];
-#pragma unroll
-                for (int h = 0; h < 2; ++h) {
-                    const std::uint64_t j = j0 + lj + 8 * v + h;
-                    const double scaleOfTerms = si + sj[v][h];
-                    const double numerator = scaleOfTerms - 2.0 * acc[u][v][2 * half + h];
-                    value[h] = numerator * scale;
-                    if (rowListed && j < i && numerator < tau * scaleOfTerms)
-                        listPair(i, j, worklist, worklistCount, capacity);
-                }
-                *reinterpret_cast<double2*>(&shared.tile[row][lj + 8 * v]) = make_double2(value[0], value[1]);
+            for (int h = 0; h < 2; ++h) {
+                const std::uint64_t j = j0 + lj + 8 * v + h;
+                sj[v][h] = kWhole || j < p ? sumSquares[j] : 0.0;
             }
-        }
-    __syncthreads();
-    // ... then stored a row at a time.
-    storeTile<DmmaPolicy::kTile, DmmaPolicy::kOutStride, DmmaPolicy::kThreads>(
-        shared.tile, i0, j0, p, rowBegin, rowEnd, out);
+#pragma unroll
+        for (int u = 0; u < DmmaPolicy::kMTiles; ++u)
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                const int row = li + 16 * u + 8 * half;
+                const std::uint64_t i = i0 + row;
+                const double si = kWhole || i < p ? sumSquares[i] : 0.0;
+                const bool rowListed = kWhole || (i < p && i >= rowBegin && i < rowEnd);
+#pragma unroll
+                for (int v = 0; v < DmmaPolicy::kNTiles; ++v) {
+                    double value[2];
+#pragma unroll
+                    for (int h = 0; h < 2; ++h) {
+                        const std::uint64_t j = j0 + lj + 8 * v + h;
+                        const double scaleOfTerms = si + sj[v][h];
+                        const double numerator = scaleOfTerms - 2.0 * acc[u][v][2 * half + h];
+                        value[h] = numerator * scale;
+                        if (rowListed && (kWhole || j < i) && numerator < tau * scaleOfTerms)
+                            listPair(i, j, worklist, worklistCount, capacity);
+                    }
+                    *reinterpret_cast<double2*>(&shared.tile[row][lj + 8 * v]) = make_double2(value[0], value[1]);
+                }
+            }
+        __syncthreads();
+        // ... then stored a row at a time.
+        storeTile<DmmaPolicy::kTile, DmmaPolicy::kOutStride, DmmaPolicy::kThreads, kWhole>(
+            shared.tile, i0, j0, p, rowBegin, rowEnd, out);
+    };
+    if (whole)
+        finish(std::true_type {});
+    else
+        finish(std::false_type {});
 }
 
 // The weighted expansion on the tensor cores. With w = W_i·W_j and x = c_i − c_j per sample, B = W∘C and Q = W∘C²,
