@@ -855,8 +855,8 @@ __device__ __forceinline__ void dmma1688(double (&d)[4], const double (&a)[4], c
 
 /// Accumulates this warp's 32×32 block of g for tile (i0, j0). The k slots q and q+4 of an mma carry a lane's
 /// samples 2q and 2q+1 of the step — the same permutation for A and B, so the sum over samples is unchanged.
-__device__ void gramTile(const double* __restrict__ transposed, std::uint64_t stride, std::uint64_t i0, std::uint64_t j0,
-    double (&acc)[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4], DmmaShared& shared)
+__device__ void gramTile(const double* __restrict__ transposed, std::uint64_t stride, std::uint64_t i0,
+    std::uint64_t j0, double (&acc)[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4], DmmaShared& shared)
 {
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
