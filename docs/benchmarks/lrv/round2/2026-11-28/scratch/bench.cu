@@ -1,4 +1,7 @@
-// Scratch bench (not product code; see build.sh): FP64 mma throughput, and candidate lrv tensor-core kernels against the product's.
+// Scratch bench (not product code; see build.sh): FP64 mma throughput, and candidate lrv tensor-core kernels against
+// the product's.
+#include "compute/workloads/lrv/lrv.h"
+
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -22,17 +25,9 @@
         }                                                                                                              \
     } while (0)
 
-__host__ __device__ inline std::uint64_t pairIndex(std::uint64_t i, std::uint64_t j) { return i * (i - 1) / 2 + j; }
-__host__ __device__ inline std::uint64_t rowStart(std::uint64_t i) { return i * (i - 1) / 2; }
-__host__ __device__ inline void triangleAt(std::uint64_t k, std::uint64_t& r, std::uint64_t& c)
-{
-    r = static_cast<std::uint64_t>((sqrt(8.0 * static_cast<double>(k) + 1.0) - 1.0) * 0.5);
-    while (r * (r + 1) / 2 > k)
-        --r;
-    while ((r + 1) * (r + 2) / 2 <= k)
-        ++r;
-    c = k - r * (r + 1) / 2;
-}
+using ks::triangleAt;
+using ks::lrv::pairIndex;
+using ks::lrv::rowStart;
 
 #include "baseline.cuh"
 
@@ -115,8 +110,14 @@ __device__ __forceinline__ void cpAsync16(double* dst, const double* src, bool v
     const auto address = static_cast<unsigned>(__cvta_generic_to_shared(dst));
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(src), "r"(valid ? 16 : 0));
 }
-__device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N> __device__ __forceinline__ void waitGroups() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+__device__ __forceinline__ void commit()
+{
+    asm volatile("cp.async.commit_group;\n" ::);
+}
+template <int N> __device__ __forceinline__ void waitGroups()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
 
 template <int WM_, int WN_, int K16_, int Stages_, int MinBlocks_> struct Cfg {
     static constexpr int WM = WM_, WN = WN_;
@@ -160,8 +161,9 @@ template <class C> __device__ __forceinline__ void tileAt(std::uint64_t t, std::
     j0 = (t - k * rr * (rr + 1) / 2) * C::BN;
 }
 
-template <class C> __device__ __forceinline__ void issueStage(const Args& a, double* slot, std::uint64_t i0,
-    std::uint64_t j0, std::uint64_t k0, bool live)
+template <class C>
+__device__ __forceinline__ void issueStage(
+    const Args& a, double* slot, std::uint64_t i0, std::uint64_t j0, std::uint64_t k0, bool live)
 {
 #pragma unroll
     for (int m = 0; m < C::CopiesPerThread; ++m) {
@@ -220,44 +222,47 @@ template <class C> __global__ void __launch_bounds__(C::Threads, C::MinBlocks) g
             waitGroups<C::Stages - 1>();
             __syncthreads();
             const double* st = smem + (consumed % C::Stages) * C::StageDoubles;
+            // m16n8k16 fragments: slots q, q+4, q+8, q+12 carry samples 2q, 2q+1 of step 0, then of step 1.
+            auto loadA = [&](int u, double(&af)[8]) {
+                const int r0 = wm + 16 * u + g;
+                const double2 t0 = *reinterpret_cast<const double2*>(st + r0 * 8 + 2 * q);
+                const double2 b0 = *reinterpret_cast<const double2*>(st + (r0 + 8) * 8 + 2 * q);
+                const double2 t1 = *reinterpret_cast<const double2*>(st + (C::F + r0) * 8 + 2 * q);
+                const double2 b1 = *reinterpret_cast<const double2*>(st + (C::F + r0 + 8) * 8 + 2 * q);
+                const double values[8] = {t0.x, b0.x, t0.y, b0.y, t1.x, b1.x, t1.y, b1.y};
+                for (int e = 0; e < 8; ++e)
+                    af[e] = values[e];
+            };
+            auto loadB = [&](int v, double(&bf)[4]) {
+                const int f = C::BM + wn + 8 * v + g;
+                const double2 c0 = *reinterpret_cast<const double2*>(st + f * 8 + 2 * q);
+                const double2 c1 = *reinterpret_cast<const double2*>(st + (C::F + f) * 8 + 2 * q);
+                bf[0] = c0.x;
+                bf[1] = c0.y;
+                bf[2] = c1.x;
+                bf[3] = c1.y;
+            };
             if constexpr (C::K16 == 2) {
 #pragma unroll
                 for (int u = 0; u < 2; ++u) {
-                    const int r0 = wm + 16 * u + g;
-                    const double2 t0 = *reinterpret_cast<const double2*>(st + r0 * 8 + 2 * q);
-                    const double2 b0 = *reinterpret_cast<const double2*>(st + (r0 + 8) * 8 + 2 * q);
-                    const double2 t1 = *reinterpret_cast<const double2*>(st + (C::F + r0) * 8 + 2 * q);
-                    const double2 b1 = *reinterpret_cast<const double2*>(st + (C::F + r0 + 8) * 8 + 2 * q);
-                    const double af[8] = {t0.x, b0.x, t0.y, b0.y, t1.x, b1.x, t1.y, b1.y};
+                    double af[8];
+                    loadA(u, af);
 #pragma unroll
                     for (int v = 0; v < 4; ++v) {
-                        const int f = C::BM + wn + 8 * v + g;
-                        const double2 c0 = *reinterpret_cast<const double2*>(st + f * 8 + 2 * q);
-                        const double2 c1 = *reinterpret_cast<const double2*>(st + (C::F + f) * 8 + 2 * q);
-                        const double bf[4] = {c0.x, c0.y, c1.x, c1.y};
+                        double bf[4];
+                        loadB(v, bf);
                         mma16816(acc[u][v], af, bf);
                     }
                 }
-            } else if constexpr (C::K16) {
+            } else if constexpr (C::K16 == 1) {
                 double bf[4][4];
 #pragma unroll
-                for (int v = 0; v < 4; ++v) {
-                    const int f = C::BM + wn + 8 * v + g;
-                    const double2 c0 = *reinterpret_cast<const double2*>(st + f * 8 + 2 * q);
-                    const double2 c1 = *reinterpret_cast<const double2*>(st + (C::F + f) * 8 + 2 * q);
-                    bf[v][0] = c0.x;
-                    bf[v][1] = c0.y;
-                    bf[v][2] = c1.x;
-                    bf[v][3] = c1.y;
-                }
+                for (int v = 0; v < 4; ++v)
+                    loadB(v, bf[v]);
 #pragma unroll
                 for (int u = 0; u < 2; ++u) {
-                    const int r0 = wm + 16 * u + g;
-                    const double2 t0 = *reinterpret_cast<const double2*>(st + r0 * 8 + 2 * q);
-                    const double2 b0 = *reinterpret_cast<const double2*>(st + (r0 + 8) * 8 + 2 * q);
-                    const double2 t1 = *reinterpret_cast<const double2*>(st + (C::F + r0) * 8 + 2 * q);
-                    const double2 b1 = *reinterpret_cast<const double2*>(st + (C::F + r0 + 8) * 8 + 2 * q);
-                    const double af[8] = {t0.x, b0.x, t0.y, b0.y, t1.x, b1.x, t1.y, b1.y};
+                    double af[8];
+                    loadA(u, af);
 #pragma unroll
                     for (int v = 0; v < 4; ++v)
                         mma16816(acc[u][v], af, bf[v]);
@@ -436,8 +441,6 @@ void check(const Problem& pr, const char* name)
             const long double d = static_cast<long double>(pr.t[i * pr.stride + k]) - pr.t[j * pr.stride + k];
             s += d * d;
         }
-        const long double num = static_cast<long double>(pr.ss[i]) + pr.ss[j] - 2.0L * 0; // unused
-        (void)num;
         const double ref = static_cast<double>(s / (pr.n - 1));
         const double got = out[pairIndex(i, j)];
         if (std::isnan(got)) {
@@ -480,10 +483,10 @@ template <class C> void runCandidate(const Problem& pr, const char* name, bool p
     int perSm = 0, sms = 0;
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, nw::gramKernel<C>, C::Threads, C::Smem));
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    const unsigned grid = persistent ? unsigned(std::min<std::uint64_t>(tiles, std::uint64_t(sms) * perSm))
-                                     : unsigned(tiles);
-    nw::Args a {pr.dT, pr.stride, pr.dSs, pr.n, pr.p, tiles, rowTiles, pr.dOut, pr.tau, pr.dWork, pr.dCount,
-        pr.capacity};
+    const unsigned grid
+        = persistent ? unsigned(std::min<std::uint64_t>(tiles, std::uint64_t(sms) * perSm)) : unsigned(tiles);
+    nw::Args a {
+        pr.dT, pr.stride, pr.dSs, pr.n, pr.p, tiles, rowTiles, pr.dOut, pr.tau, pr.dWork, pr.dCount, pr.capacity};
     auto launch = [&] {
         CK(cudaMemsetAsync(pr.dCount, 0, 4));
         nw::gramKernel<C><<<grid, C::Threads, C::Smem>>>(a);
@@ -504,8 +507,8 @@ void runBaseline(const Problem& pr, int reps)
     const unsigned blocks = unsigned(rowTiles * (rowTiles + 1) / 2);
     auto launch = [&] {
         CK(cudaMemsetAsync(pr.dCount, 0, 4));
-        base::dmmaPairsKernel<<<blocks, base::DmmaPolicy::kThreads>>>(pr.dT, pr.stride, pr.dSs, pr.n, pr.p, 0, 0,
-            pr.p, pr.dOut, pr.tau, pr.dWork, pr.dCount, pr.capacity);
+        base::dmmaPairsKernel<<<blocks, base::DmmaPolicy::kThreads>>>(
+            pr.dT, pr.stride, pr.dSs, pr.n, pr.p, 0, 0, pr.p, pr.dOut, pr.tau, pr.dWork, pr.dCount, pr.capacity);
     };
     CK(cudaMemset(pr.dOut, 0xff, rowStart(pr.p) * 8));
     const double ms = medianMs(launch, reps);
@@ -570,7 +573,8 @@ int main(int argc, char** argv)
                     s += A[r * 16 + k] * B[k * 8 + c];
                 err = std::max(err, std::abs(s - D[r * 8 + c]));
             }
-        std::printf("m16n8k16 f64 layout check: max abs err %.3e (%s)\n", err, err < 1e-12 ? "layout as assumed" : "WRONG");
+        std::printf(
+            "m16n8k16 f64 layout check: max abs err %.3e (%s)\n", err, err < 1e-12 ? "layout as assumed" : "WRONG");
     }
     // mma throughput
     if (argc < 2) {
@@ -587,8 +591,8 @@ int main(int argc, char** argv)
             const double ms = medianMs(launch, 5);
             const double mk = shape == 4 ? 8.0 * 8 * 4 : 16.0 * 8 * shape;
             const double flops = 2.0 * mk * 8 * iters * (blocks * 4.0);
-            std::printf("mma peak %-9s %.1f TFLOP/s\n",
-                shape == 4 ? "m8n8k4" : (shape == 8 ? "m16n8k8" : "m16n8k16"), flops / (ms * 1e-3) / 1e12);
+            std::printf("mma peak %-9s %.1f TFLOP/s\n", shape == 4 ? "m8n8k4" : (shape == 8 ? "m16n8k8" : "m16n8k16"),
+                flops / (ms * 1e-3) / 1e12);
         }
     }
     const std::string only = argc > 1 ? argv[1] : "";

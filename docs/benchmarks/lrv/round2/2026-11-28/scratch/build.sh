@@ -11,4 +11,4 @@ here=$(dirname "$0")
     git show 7dadaab:compute/workloads/lrv/cuda_variants.cu | sed -n 669,932p | sed '1s/^namespace {$//'
     echo '}'
 } > "$here/baseline.cuh"
-nvcc -O3 -std=c++20 -arch=sm_90 -o lrv_scratch_bench "$here/bench.cu" -lcublas
+nvcc -O3 -std=c++20 -arch=sm_90 -I. -o lrv_scratch_bench "$here/bench.cu" -lcublas
