@@ -311,9 +311,20 @@ public:
     {
         if (this->m_rows == 0)
             return;
+        if (m_long.rows() == 0) {
+            runRows();
+            return;
+        }
+        // The long rows on a stream of their own beside the variant's kernel (their rows are disjoint): the long
+        // rows' blocks fill the multiprocessors that the row kernel's last wave leaves idle, and one launch's gap
+        // goes. The row kernel is launched first, so its blocks are not the ones left waiting at the end.
+        m_fork.record(this->stream());
+        KS_CUDA_CHECK(cudaStreamWaitEvent(m_side.get(), m_fork.get(), 0));
         runRows();
         m_long.run(this->m_rowPtr.data(), this->m_colIdx.data(), this->m_values.data(), this->m_x.data(),
-            this->m_y.data(), this->stream());
+            this->m_y.data(), m_side.get());
+        m_join.record(m_side.get());
+        KS_CUDA_CHECK(cudaStreamWaitEvent(this->stream(), m_join.get(), 0));
     }
     std::string note() const override { return m_long.note(); }
 
@@ -322,6 +333,11 @@ protected:
     virtual void runRows() = 0;
     int maxLength() const { return m_long.limit(); }
     LongRows<T> m_long;
+
+private:
+    device::Stream m_side;
+    device::Event m_fork;
+    device::Event m_join;
 };
 
 template <class T> class ScalarRun final : public FixedLanesRun<T> {
@@ -888,6 +904,8 @@ private:
 struct RowTilePolicy : RowTileThresholds {
     static constexpr int kGroups = kItems / 4; ///< 16-byte loads of four columns (and their values) per thread
     static constexpr int kWarpRowsMax = kCapacity / (kThreadRowMax + 1) + 1; ///< rows of a tile a warp sums
+    static constexpr int kRowsPerThread = kMaxRows / kThreads; ///< rows of a tile a thread walks, at most
+    static_assert(kMaxRows % kThreads == 0);
 };
 
 /// Four values of A from `values + q` (q a multiple of four), streamed.
@@ -968,13 +986,25 @@ __global__ void __launch_bounds__(RowTilePolicy::kThreads)
             if (q + e >= n0 && q + e < n1)
                 products[q + e - n0] = v[g][e] * x[c[g][e]];
     }
+    // The bounds of the thread's rows, all requested before the barrier: read row after row, as the loop below
+    // walks them, they were a round trip to memory each.
+    int begin[P::kRowsPerThread];
+    int end[P::kRowsPerThread];
+#pragma unroll
+    for (int i = 0; i < P::kRowsPerThread; ++i) {
+        const int r = i * P::kThreads + static_cast<int>(threadIdx.x);
+        begin[i] = r < rows ? offset[r] : 0;
+        end[i] = r < rows ? offset[r + 1] : 0;
+    }
     __syncthreads();
-    for (int r = threadIdx.x; r < rows; r += P::kThreads) {
-        const int begin = offset[r];
-        const int end = offset[r + 1];
-        if (end - begin <= P::kThreadRowMax) {
+#pragma unroll
+    for (int i = 0; i < P::kRowsPerThread; ++i) {
+        const int r = i * P::kThreads + static_cast<int>(threadIdx.x);
+        if (r >= rows)
+            break;
+        if (end[i] - begin[i] <= P::kThreadRowMax) {
             T sum = 0;
-            for (int k = begin; k < end; ++k)
+            for (int k = begin[i]; k < end[i]; ++k)
                 sum += products[k];
             storeRow(y, r0 + r, sum, pass);
         } else {
