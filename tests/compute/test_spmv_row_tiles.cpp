@@ -166,12 +166,17 @@ TEST(SpmvRowTiles, EmptyMatricesAndMatricesOfOnlyLongRowsHaveNoTilesToRun)
 TEST(SpmvRowTiles, PanelsFollowXAgainstL2)
 {
     constexpr std::uint64_t kMiB = 1ULL << 20;
-    EXPECT_EQ(spmv::rowTilePanels(16 * kMiB, 50 * kMiB), 1); // float32 x of 4M: fits
-    EXPECT_EQ(spmv::rowTilePanels(32 * kMiB, 50 * kMiB), 2); // float64 x of 4M
-    EXPECT_EQ(spmv::rowTilePanels(64 * kMiB, 50 * kMiB), 3); // float64 x of 8M
-    EXPECT_EQ(spmv::rowTilePanels(1024 * kMiB, 50 * kMiB), spmv::RowTileThresholds::kMaxPanels);
-    EXPECT_EQ(spmv::rowTilePanels(64 * kMiB, 0), 1); // L2 unknown
-    EXPECT_EQ(spmv::rowTilePanels(0, 50 * kMiB), 1);
+    EXPECT_EQ(spmv::rowTilePanels(16 * kMiB, 50 * kMiB, 16.0), 1); // float32 x of 4M: fits
+    EXPECT_EQ(spmv::rowTilePanels(32 * kMiB, 50 * kMiB, 16.0), 2); // float64 x of 4M
+    EXPECT_EQ(spmv::rowTilePanels(64 * kMiB, 50 * kMiB, 3.0), 3); // float64 x of 8M
+    EXPECT_EQ(spmv::rowTilePanels(16 * kMiB, 60 * kMiB, 16.0), 1); // an H200's L2
+    EXPECT_EQ(spmv::rowTilePanels(32 * kMiB, 60 * kMiB, 8.0), 2);
+    EXPECT_EQ(spmv::rowTilePanels(32 * kMiB, 60 * kMiB, 3.0), 1); // short rows: a pass more costs y again
+    EXPECT_EQ(spmv::rowTilePanels(64 * kMiB, 60 * kMiB, 3.0), 2);
+    EXPECT_EQ(spmv::rowTilePanels(128 * kMiB, 60 * kMiB, 2.0), 3);
+    EXPECT_EQ(spmv::rowTilePanels(1024 * kMiB, 50 * kMiB, 16.0), spmv::RowTileThresholds::kMaxPanels);
+    EXPECT_EQ(spmv::rowTilePanels(64 * kMiB, 0, 16.0), 1); // L2 unknown
+    EXPECT_EQ(spmv::rowTilePanels(0, 50 * kMiB, 16.0), 1);
 }
 
 TEST(SpmvRowTiles, OutOfRangeSettingsAreRefused)

@@ -1229,7 +1229,7 @@ std::unique_ptr<PreparedRun> prepareRowTiles(const data::Dataset& d, const Param
     const std::size_t valueBytes = precisionOf(p) == Precision::F32 ? sizeof(float) : sizeof(double);
     const auto forced = static_cast<int>(p.integer("panels"));
     const RowTilePlan plan = planRowTiles(a, RowTileThresholds::kCapacity, RowTileThresholds::kMaxRows,
-        forced > 0 ? forced : rowTilePanels(a.cols * valueBytes, static_cast<std::uint64_t>(l2)));
+        forced > 0 ? forced : rowTilePanels(a.cols * valueBytes, static_cast<std::uint64_t>(l2), meanRowLength(a)));
     const double planMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return makeRun<gpu::RowTilesRun>(d, p, plan, planMs);
 }

@@ -10,13 +10,15 @@
 
 namespace ks::spmv {
 
-int rowTilePanels(std::uint64_t xBytes, std::uint64_t l2Bytes)
+int rowTilePanels(std::uint64_t xBytes, std::uint64_t l2Bytes, double meanRowLength)
 {
+    using T = RowTileThresholds;
     if (l2Bytes == 0)
         return 1;
-    const double share = RowTileThresholds::kPanelShare * static_cast<double>(l2Bytes);
-    const auto panels = static_cast<int>(std::lround(static_cast<double>(xBytes) / share));
-    return std::clamp(panels, 1, RowTileThresholds::kMaxPanels);
+    const double share = static_cast<double>(xBytes) / static_cast<double>(l2Bytes);
+    if (share <= (meanRowLength < T::kShortRowsMean ? T::kShortRowsOnePanelMax : T::kOnePanelMax))
+        return 1;
+    return share <= T::kTwoPanelsMax ? 2 : T::kMaxPanels;
 }
 
 namespace {

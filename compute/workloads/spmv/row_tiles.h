@@ -11,9 +11,10 @@
 
 namespace ks::spmv {
 
-/// Column panels for a vector x of `xBytes` on a GPU whose L2 holds `l2Bytes`: x's size over
-/// RowTileThresholds::kPanelShare of L2, rounded, within [1, kMaxPanels]; 1 when L2 is unknown (0).
-int rowTilePanels(std::uint64_t xBytes, std::uint64_t l2Bytes);
+/// Column panels for a vector x of `xBytes` on a GPU whose L2 holds `l2Bytes`, for rows of `meanRowLength`
+/// non-zeros on average: 1, 2 or kMaxPanels as x's size against L2 passes RowTileThresholds' limits; 1 when L2 is
+/// unknown (0).
+int rowTilePanels(std::uint64_t xBytes, std::uint64_t l2Bytes, double meanRowLength);
 
 /// Tiles of consecutive rows and, per column panel, where each tile's non-zeros of that panel lie in the reordered
 /// arrays. Rows longer than the capacity are in no tile (the variant sends them to its long-row blocks).

@@ -39,16 +39,24 @@ struct EllThresholds {
 /// row_tiles: tiles of consecutive rows with at most kCapacity non-zeros in each column panel (a block of
 /// kThreads threads stages kItems each with 16-byte loads, less three for the first load's alignment) and at most
 /// kMaxRows rows; a row of up to kThreadRowMax non-zeros is summed by one thread, a longer one by a warp, and a row
-/// longer than the capacity by the long-row blocks. x is cut into column panels when it outgrows kPanelShare of L2,
-/// at most kMaxPanels. Measured on an H100 (docs/benchmarks/spmv/round2.md): 8M rows of 3 in float64, x 64 MB,
-/// 0.61 ms in one pass, 0.49 ms in three; 4M rows of 16 in float64 (x 32 MB) 0.79 → 0.64 ms in two.
+/// longer than the capacity by the long-row blocks. x is cut into column panels, a pass over the tiles each: one
+/// while x is at most kOnePanelMax of L2 (kShortRowsOnePanelMax for rows shorter than kShortRowsMean on average),
+/// two up to kTwoPanelsMax, else kMaxPanels — a pass gathers from a slice of x that stays in L2, but each pass more
+/// reads and writes y again, which costs most where rows are short. Measured (docs/benchmarks/spmv/round2.md): on an
+/// H100 (L2 50 MB) in float64, 4M rows of 16 (x 32 MB) 0.79 ms in one pass, 0.64 ms in two, and 8M rows of 3 (x
+/// 64 MB) 0.61 in one, 0.49 in three; on an H200 (L2 60 MB), in float64 4M rows of 16 0.585 / 0.546 / 0.576 ms in
+/// one, two and three passes, 8M rows of 3 0.428 / 0.341 / 0.379 ms, the power-law rows of 4M (x 32 MB) 0.328 /
+/// 0.319 / 0.366 ms; in float32 8M rows of 3 (x 32 MB) 0.233 ms in one pass, 0.265 in two.
 struct RowTileThresholds {
     static constexpr int kThreads = 512;
     static constexpr int kItems = 8;
     static constexpr int kCapacity = kThreads * kItems - 3;
     static constexpr int kMaxRows = 4096;
     static constexpr int kThreadRowMax = 32;
-    static constexpr double kPanelShare = 0.4;
+    static constexpr double kOnePanelMax = 0.4;
+    static constexpr double kShortRowsOnePanelMax = 0.8;
+    static constexpr double kShortRowsMean = 8.0;
+    static constexpr double kTwoPanelsMax = 1.2;
     static constexpr int kMaxPanels = 3;
 };
 
