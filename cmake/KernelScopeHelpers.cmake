@@ -54,6 +54,11 @@ function(ks_add_test name)
     endif()
     target_compile_definitions(${name} PRIVATE KS_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data"
         KS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+    # A test's own code is set-up and assertions, not hot loops: -O1 (after the build type's -O3) compiles it in
+    # about half the time (sanitised, test_point_cloud.cpp 46 → 19 s), while the code under test keeps the build
+    # type's optimisation — the sanitised build with everything at -O1 ran the Fashion-MNIST training test in 331
+    # instead of 122 s.
+    target_compile_options(${name} PRIVATE $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CONFIG:Release,RelWithDebInfo>>:-O1>)
     include(GoogleTest)
     set(serial FALSE)
     if(ARG_SERIAL)
