@@ -116,8 +116,7 @@ public:
                 "consecutive rows in tiles of up to 4,093 non-zeros, staged in shared memory with 16-byte loads and "
                 "summed a thread per row (a warp past 32); x cut into two column panels, a pass each, past two fifths "
                 "of L2 (four fifths for rows under 8 on average; three past 1.2 × L2); rows of more than 4,093 "
-                "non-zeros a block per 2,048 of them (4,096 past "
-                "4,096), beside the tiles on a stream of their own",
+                "non-zeros a block per 2,048 of them (4,096 past 4,096), beside the tiles on a stream of their own",
                 Backend::Cuda, KS_GPU_PREPARE(prepareRowTiles)),
             gpuVariant("auto", "Automatic choice",
                 "the kernel for the matrix chosen at prepare from its row statistics (longest row against the mean, "
