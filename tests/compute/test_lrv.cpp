@@ -6,9 +6,11 @@
 #include "compute/workloads/lrv/lrv.h"
 #include "data/hdf5_file.h"
 
+#include <cfloat>
 #include <cmath>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <random>
 
 namespace ks {
 namespace {
@@ -71,6 +73,33 @@ TEST(LrvPairs, IndexAndInverseAgreeFar64Bit)
         }
     EXPECT_EQ(lrv::pairCount(50000), 1249975000ull);
     EXPECT_EQ(lrv::pairCount(100000), 4999950000ull) << "beyond 32 bits";
+}
+
+TEST(LrvCancellation, TheHighWordTestFlagsEveryPairUnderTauAndFewAbove)
+{
+    // The tensor-core kernel's integer form of value < tau·terms must flag every such pair (a pair it misses keeps the
+    // expansion's lost digits) and may flag a few more, up to 1.13·tau·terms, which are only recomputed.
+    std::mt19937_64 random(15);
+    std::uniform_real_distribution<double> exponent(-40.0, 40.0);
+    std::uniform_real_distribution<double> ratio(-0.5, 2.0);
+    for (std::uint64_t n : {3, 80, 1000, 100000}) {
+        const double tau = static_cast<double>(n) * DBL_EPSILON * 1e10;
+        const int shift = lrv::cancellationShift(tau);
+        for (int t = 0; t < 200000; ++t) {
+            const double terms = std::exp2(exponent(random));
+            const double value = ratio(random) * tau * terms; // around the threshold, negative ones too
+            const bool flagged = lrv::cancelsByHighWords(value, terms, shift);
+            if (value < tau * terms) {
+                ASSERT_TRUE(flagged) << "n " << n << " value " << value << " terms " << terms;
+            } else if (value >= 1.13 * tau * terms) {
+                ASSERT_FALSE(flagged) << "n " << n << " value " << value << " terms " << terms;
+            }
+        }
+        EXPECT_TRUE(lrv::cancelsByHighWords(-1e-300, 1.0, shift));
+        EXPECT_TRUE(lrv::cancelsByHighWords(0.0, 1.0, shift));
+        EXPECT_FALSE(lrv::cancelsByHighWords(0.5, 1.0, shift));
+        EXPECT_FALSE(lrv::cancelsByHighWords(0.0, 0.0, shift)) << "two constant features: lrv 0, exactly";
+    }
 }
 
 TEST(LrvReference, ProprOrderOnAHandComputedThreeByFourTable)

@@ -146,15 +146,15 @@ double LrvDeviceRun::measureCopyCeiling()
 }
 
 void LrvDeviceRun::launchCentred(
-    double* centred, double* sumSquares, double* transposed, std::uint64_t transposedStride)
+    double* centred, double* sumSquares, double* transposed, std::uint64_t transposedStride, double* fragments)
 {
     if (!m_mode.transformed()) {
-        launchCentredLogs(m_y.data(), m_n, m_p, centred, sumSquares, transposed, transposedStride, stream());
+        launchCentredLogs(m_y.data(), m_n, m_p, centred, sumSquares, transposed, transposedStride, stream(), fragments);
         return;
     }
     launchFeatureScales(fullValues(), m_table.fullSamples(), m_p, m_mode.alpha, m_scale.data(), stream());
     launchCentredPowers(m_y.data(), m_n, m_p, m_mode.alpha, m_scale.data(), centred, sumSquares, transposed,
-        transposedStride, stream());
+        transposedStride, stream(), fragments);
 }
 
 LrvDeviceRun::~LrvDeviceRun()
@@ -230,6 +230,24 @@ std::string LrvDeviceRun::note() const
 // Centred logs (shared with the library variants).
 
 namespace {
+/// The centred features as the tensor-core kernel's A operand wants them: in blocks of 16 features × 8 samples (one
+/// m16n8k8 A tile), block (feature group G, step s) at (G·stride/8 + s)·128, so that lane (g, q) of a warp finds
+/// its four A values — features g and g + 8 of the group, samples 2q and 2q + 1 of the step, in the register order
+/// of the mma — as two 16-byte loads, slots 2·lane and 64 + 2·lane, and a warp's load covers 512 contiguous bytes.
+/// Slot o holds feature ((o >> 3) & 7) + 8·(o & 1) of the group and sample 2·((o >> 1) & 3) + (o >> 6) of the step.
+struct FragmentOrder {
+    static constexpr int kFeatures = 16;
+    static constexpr int kSamples = 8;
+    __host__ __device__ static constexpr int featureOf(int slot) { return ((slot >> 3) & 7) + 8 * (slot & 1); }
+    __host__ __device__ static constexpr int sampleOf(int slot) { return 2 * ((slot >> 1) & 3) + (slot >> 6); }
+    /// Where the block holding (feature i, sample k) starts, for rows of `stride` samples.
+    __host__ __device__ static constexpr std::uint64_t blockStart(
+        std::uint64_t i, std::uint64_t k, std::uint64_t stride)
+    {
+        return ((i / kFeatures) * (stride / kSamples) + k / kSamples) * (kFeatures * kSamples);
+    }
+};
+
 struct CentredLogsPolicy {
     static constexpr int kFeatures = 32; ///< a warp across features: loads and stores coalesce
     static constexpr int kRows = 8; ///< warps splitting the samples between them
@@ -253,19 +271,35 @@ __device__ double sumOverRows(double value, double (&partial)[CentredLogsPolicy:
 
 /// A block of 32 samples × 32 features ([sample][feature]) written to the feature-major copy (rows `stride` apart)
 /// of features first…first + 31, samples k0…k0 + 31 below stride: a warp stores consecutive samples of one feature.
-/// Waits for the block to be filled first and, after, for the reads to finish before it is refilled.
+/// With `fragments`, the block goes to the fragment-order copy too, features beyond p as the zeros the block holds
+/// for them. Waits for the block to be filled first and, after, for the reads to finish before it is refilled.
 __device__ void storeFeatureMajor(const double (&block)[CentredLogsPolicy::kFeatures][CentredLogsPolicy::kFeatures + 1],
-    std::uint64_t first, std::uint64_t k0, std::uint64_t p, double* transposed, std::uint64_t stride)
+    std::uint64_t first, std::uint64_t k0, std::uint64_t p, double* transposed, std::uint64_t stride, double* fragments)
 {
-    const int tx = threadIdx.x % CentredLogsPolicy::kFeatures;
-    const int ty = threadIdx.x / CentredLogsPolicy::kFeatures;
+    constexpr int kFeatures = CentredLogsPolicy::kFeatures;
+    const int tx = threadIdx.x % kFeatures;
+    const int ty = threadIdx.x / kFeatures;
     __syncthreads();
 #pragma unroll
-    for (int r = 0; r < CentredLogsPolicy::kFeatures / CentredLogsPolicy::kRows; ++r) {
+    for (int r = 0; r < kFeatures / CentredLogsPolicy::kRows; ++r) {
         const int f = ty + r * CentredLogsPolicy::kRows;
         const std::uint64_t k = k0 + tx;
         if (first + f < p && k < stride)
             transposed[(first + f) * stride + k] = block[tx][f];
+    }
+    if (fragments) {
+        // Consecutive threads store consecutive slots of one 16-feature, 8-sample block.
+        constexpr int kSlots = FragmentOrder::kFeatures * FragmentOrder::kSamples;
+        for (int e = threadIdx.x; e < kFeatures * kFeatures; e += CentredLogsPolicy::kThreads) {
+            const int slot = e % kSlots;
+            const int b = e / kSlots;
+            const int f = (b % (kFeatures / FragmentOrder::kFeatures)) * FragmentOrder::kFeatures
+                + FragmentOrder::featureOf(slot);
+            const int k = (b / (kFeatures / FragmentOrder::kFeatures)) * FragmentOrder::kSamples
+                + FragmentOrder::sampleOf(slot);
+            if (k0 + k < stride)
+                fragments[FragmentOrder::blockStart(first + f, k0 + k, stride) + slot] = block[k][f];
+        }
     }
     __syncthreads();
 }
@@ -275,9 +309,9 @@ __device__ void storeFeatureMajor(const double (&block)[CentredLogsPolicy::kFeat
 /// feature-major copy has rows of `stride` ≥ n samples, the padding zeroed; it is written through a shared 32 × 32
 /// block, so a warp stores 32 consecutive samples of one feature instead of one sample of 32 features.
 template <bool kPower>
-__global__ void __launch_bounds__(CentredLogsPolicy::kThreads)
-    centredFeaturesKernel(const double* __restrict__ y, std::uint64_t n, std::uint64_t p, double alpha,
-        const double* __restrict__ scale, double* centred, double* sumSquares, double* transposed, std::uint64_t stride)
+__global__ void __launch_bounds__(CentredLogsPolicy::kThreads) centredFeaturesKernel(const double* __restrict__ y,
+    std::uint64_t n, std::uint64_t p, double alpha, const double* __restrict__ scale, double* centred,
+    double* sumSquares, double* transposed, std::uint64_t stride, double* fragments)
 {
     constexpr int kFeatures = CentredLogsPolicy::kFeatures;
     constexpr int kRows = CentredLogsPolicy::kRows;
@@ -312,7 +346,7 @@ __global__ void __launch_bounds__(CentredLogsPolicy::kThreads)
             block[ty + r * kRows][tx] = c;
         }
         if (transposed)
-            storeFeatureMajor(block, first, k0, p, transposed, stride);
+            storeFeatureMajor(block, first, k0, p, transposed, stride, fragments);
     }
     const double total = sumOverRows(squares, partial);
     if (active && ty == 0)
@@ -338,20 +372,21 @@ __global__ void __launch_bounds__(CentredLogsPolicy::kThreads)
 } // namespace
 
 void launchCentredLogs(const double* y, std::uint64_t n, std::uint64_t p, double* centred, double* sumSquares,
-    double* transposed, std::uint64_t transposedStride, cudaStream_t stream)
+    double* transposed, std::uint64_t transposedStride, cudaStream_t stream, double* fragments)
 {
     centredFeaturesKernel<false>
         <<<device::blocksFor(p, CentredLogsPolicy::kFeatures), CentredLogsPolicy::kThreads, 0, stream>>>(
-            y, n, p, 0.0, nullptr, centred, sumSquares, transposed, transposedStride);
+            y, n, p, 0.0, nullptr, centred, sumSquares, transposed, transposedStride, fragments);
     KS_CUDA_CHECK_LAUNCH("centredFeaturesKernel<log>");
 }
 
 void launchCentredPowers(const double* y, std::uint64_t n, std::uint64_t p, double alpha, const double* scale,
-    double* centred, double* sumSquares, double* transposed, std::uint64_t transposedStride, cudaStream_t stream)
+    double* centred, double* sumSquares, double* transposed, std::uint64_t transposedStride, cudaStream_t stream,
+    double* fragments)
 {
     centredFeaturesKernel<true>
         <<<device::blocksFor(p, CentredLogsPolicy::kFeatures), CentredLogsPolicy::kThreads, 0, stream>>>(
-            y, n, p, alpha, scale, centred, sumSquares, transposed, transposedStride);
+            y, n, p, alpha, scale, centred, sumSquares, transposed, transposedStride, fragments);
     KS_CUDA_CHECK_LAUNCH("centredFeaturesKernel<power>");
 }
 
@@ -726,11 +761,20 @@ std::uint64_t dmmaFeatureRows(std::uint64_t p)
     return (p + DmmaPolicy::kTile - 1) / DmmaPolicy::kTile * DmmaPolicy::kTile;
 }
 
+/// One stage of samples for a 64×64 tile. The i side (the mma's A) in FragmentOrder's blocks, [m16 group][step], as
+/// the feature copy holds them; the j side (B) per k8 step with each feature's 8 samples contiguously, so a lane's
+/// two samples of a B fragment are one 16-byte load and the eight features a warp reads at once are 512 contiguous
+/// bytes. Either way the registers come out of the loads in the mma's order: no moves.
+struct DmmaStage {
+    static constexpr int kGroups = DmmaPolicy::kTile / FragmentOrder::kFeatures;
+    static constexpr int kBlock = FragmentOrder::kFeatures * FragmentOrder::kSamples;
+    double a[kGroups][DmmaPolicy::kSteps][kBlock];
+    double b[1][DmmaPolicy::kSteps][DmmaPolicy::kTile][DmmaPolicy::kStep]; ///< StageCopies<1, …>'s stage
+};
+
 /// The block's shared memory: the sample stages while g accumulates, then the finished 64×64 tile of lrv values.
-/// A stage holds, per side (features i… or j…) and per k8 step, each feature's 8 samples contiguously: a lane's two
-/// samples of a fragment are one 16-byte load, and the eight rows a warp reads at once are 512 contiguous bytes.
 union alignas(16) DmmaShared {
-    double stages[2][2][DmmaPolicy::kSteps][DmmaPolicy::kTile][DmmaPolicy::kStep]; ///< [buffer][side][step][feature]
+    DmmaStage stages[2];
     double tile[DmmaPolicy::kTile][DmmaPolicy::kOutStride];
 };
 
@@ -784,6 +828,7 @@ public:
             + 2 * (c % (DmmaPolicy::kStep / 2));
     }
 
+    /// Starts the copies; the caller commits them.
     __device__ void issue(std::uint64_t k0, Stage& stage) const
     {
 #pragma unroll
@@ -792,7 +837,6 @@ public:
             for (int m = 0; m < kPasses; ++m)
                 copyAsync16(&stage[a][0][0][0] + m_target + m * kFeatureStep * DmmaPolicy::kStep,
                     m_source[a] + m * m_passStride + k0);
-        commitCopies();
     }
 
 private:
@@ -810,11 +854,14 @@ __device__ void forEachStage(const Copies& copies, std::uint64_t stride, Stage (
 {
     const std::uint64_t stages = stride / DmmaPolicy::kDepth;
     copies.issue(0, buffers[0]);
+    commitCopies();
     for (std::uint64_t s = 0; s < stages; ++s) {
         waitCopies<0>();
         __syncthreads();
-        if (s + 1 < stages)
+        if (s + 1 < stages) {
             copies.issue((s + 1) * DmmaPolicy::kDepth, buffers[(s + 1) & 1]);
+            commitCopies();
+        }
         consume(buffers[s & 1]);
     }
     __syncthreads();
@@ -853,35 +900,63 @@ __device__ __forceinline__ void dmma1688(double (&d)[4], const double (&a)[4], c
 #endif
 }
 
+/// A stage's copies for a 64×64 tile: the i side's four FragmentOrder groups (each stage two contiguous 1 KiB blocks
+/// a group, a thread's 16 bytes of each), the j side's 64 features as StageCopies lays them out.
+class DmmaCopies {
+public:
+    __device__ DmmaCopies(
+        const double* fragments, const double* transposed, std::uint64_t stride, std::uint64_t i0, std::uint64_t j0)
+        : m_a(fragments + FragmentOrder::blockStart(i0, 0, stride) + 2 * threadIdx.x)
+        , m_groupStride(FragmentOrder::blockStart(FragmentOrder::kFeatures, 0, stride))
+        , m_b({transposed}, {j0}, stride)
+    {
+        static_assert(2 * DmmaPolicy::kThreads == DmmaPolicy::kSteps * DmmaStage::kBlock);
+    }
+    __device__ void issue(std::uint64_t k0, DmmaStage& stage) const
+    {
+        const std::uint64_t offset = k0 / FragmentOrder::kSamples * DmmaStage::kBlock; // the stage's first block
+#pragma unroll
+        for (int g = 0; g < DmmaStage::kGroups; ++g)
+            copyAsync16(&stage.a[g][0][0] + 2 * threadIdx.x, m_a + g * m_groupStride + offset);
+        m_b.issue(k0, stage.b);
+    }
+
+private:
+    const double* m_a;
+    std::uint64_t m_groupStride;
+    StageCopies<1, DmmaPolicy::kTile, DmmaPolicy::kThreads> m_b;
+};
+
 /// Accumulates this warp's 32×32 block of g for tile (i0, j0). The k slots q and q+4 of an mma carry a lane's
 /// samples 2q and 2q+1 of the step — the same permutation for A and B, so the sum over samples is unchanged.
-__device__ void gramTile(const double* __restrict__ transposed, std::uint64_t stride, std::uint64_t i0,
-    std::uint64_t j0, double (&acc)[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4], DmmaShared& shared)
+__device__ void gramTile(const double* __restrict__ fragments, const double* __restrict__ transposed,
+    std::uint64_t stride, std::uint64_t i0, std::uint64_t j0,
+    double (&acc)[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4], DmmaShared& shared)
 {
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    const int wm = (warp >> 1) * DmmaPolicy::kWarpTile;
+    const int wg = (warp >> 1) * DmmaPolicy::kMTiles; // the warp's first m16 group
     const int wn = (warp & 1) * DmmaPolicy::kWarpTile;
     const int group = lane >> 2;
     const int quad = lane & 3;
-    const StageCopies<2, DmmaPolicy::kTile, DmmaPolicy::kThreads> copies({transposed, transposed}, {i0, j0}, stride);
-    forEachStage(copies, stride, shared.stages, [&](const auto& stage) {
+    const DmmaCopies copies(fragments, transposed, stride, i0, j0);
+    forEachStage(copies, stride, shared.stages, [&](const DmmaStage& stage) {
 #pragma unroll
         for (int step = 0; step < DmmaPolicy::kSteps; ++step) {
             double a[DmmaPolicy::kMTiles][4], b[DmmaPolicy::kNTiles][2];
 #pragma unroll
             for (int u = 0; u < DmmaPolicy::kMTiles; ++u) {
-                const int row = wm + 16 * u + group;
-                const double2 top = *reinterpret_cast<const double2*>(&stage[0][step][row][2 * quad]);
-                const double2 bottom = *reinterpret_cast<const double2*>(&stage[0][step][row + 8][2 * quad]);
-                a[u][0] = top.x;
-                a[u][1] = bottom.x;
-                a[u][2] = top.y;
-                a[u][3] = bottom.y;
+                const double2 low = *reinterpret_cast<const double2*>(&stage.a[wg + u][step][2 * lane]);
+                const double2 high
+                    = *reinterpret_cast<const double2*>(&stage.a[wg + u][step][DmmaStage::kBlock / 2 + 2 * lane]);
+                a[u][0] = low.x;
+                a[u][1] = low.y;
+                a[u][2] = high.x;
+                a[u][3] = high.y;
             }
 #pragma unroll
             for (int v = 0; v < DmmaPolicy::kNTiles; ++v) {
-                const double2 col = *reinterpret_cast<const double2*>(&stage[1][step][wn + 8 * v + group][2 * quad]);
+                const double2 col = *reinterpret_cast<const double2*>(&stage.b[0][step][wn + 8 * v + group][2 * quad]);
                 b[v][0] = col.x;
                 b[v][1] = col.y;
             }
@@ -934,63 +1009,88 @@ __device__ void storeTile(const double (&tile)[Tile][Stride], std::uint64_t i0, 
     }
 }
 
-__global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm) dmmaPairsKernel(
-    const double* __restrict__ transposed, std::uint64_t stride, const double* __restrict__ sumSquares, std::uint64_t n,
-    std::uint64_t p, std::uint64_t firstTile, std::uint64_t rowBegin, std::uint64_t rowEnd, double* __restrict__ out,
-    double tau, std::uint64_t* worklist, unsigned int* worklistCount, unsigned int capacity)
+__global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm)
+    dmmaPairsKernel(const double* __restrict__ fragments, const double* __restrict__ transposed, std::uint64_t stride,
+        const double* __restrict__ sumSquares, std::uint64_t n, std::uint64_t p, std::uint64_t firstTile,
+        std::uint64_t rowBegin, std::uint64_t rowEnd, double* __restrict__ out, int shift, std::uint64_t* worklist,
+        unsigned int* worklistCount, unsigned int capacity)
 {
+    constexpr int kTile = DmmaPolicy::kTile;
     std::uint64_t r = 0, c = 0;
     triangleAt(firstTile + blockIdx.x, r, c);
-    const std::uint64_t i0 = r * DmmaPolicy::kTile;
-    const std::uint64_t j0 = c * DmmaPolicy::kTile;
+    const std::uint64_t i0 = r * kTile;
+    const std::uint64_t j0 = c * kTile;
     __shared__ DmmaShared shared;
+    // s_i of the tile's rows and s_j of its columns (sumSquares has whole tiles, zero beyond p), copied with the first
+    // stage: the epilogue finds them in shared memory instead of waiting on twelve loads after the last mma.
+    __shared__ alignas(16) double sums[2][kTile];
+    if (threadIdx.x < kTile) {
+        const int side = threadIdx.x / (kTile / 2);
+        const int e = 2 * (threadIdx.x % (kTile / 2));
+        copyAsync16(&sums[side][e], sumSquares + (side == 0 ? i0 : j0) + e);
+    }
     double acc[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4] = {};
-    gramTile(transposed, stride, i0, j0, acc, shared);
+    gramTile(fragments, transposed, stride, i0, j0, acc, shared);
 
-    // lrv from the accumulators into the shared tile (flagging cancelling pairs on the way) ...
+    // lrv = (s_i + s_j)/(N − 1) − 2·g/(N − 1) from the accumulators into the shared tile: one add and one fma on the
+    // FP64 units, which the mma shares; the test for cancelling pairs on the integer units (cancelsByHighWords) ...
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     const int li = (warp >> 1) * DmmaPolicy::kWarpTile + (lane >> 2);
     const int lj = (warp & 1) * DmmaPolicy::kWarpTile + 2 * (lane & 3);
     const double scale = 1.0 / static_cast<double>(n - 1);
-    // Most tiles lie below the diagonal, whole and in this chunk's rows: their pairs need no bounds.
-    const bool whole = i0 > j0 && i0 + DmmaPolicy::kTile <= p && i0 >= rowBegin && i0 + DmmaPolicy::kTile <= rowEnd;
+    const double gramScale = -2.0 * scale;
+    // Most tiles lie below the diagonal, whole and in this chunk's rows: their pairs need no bounds, and are listed
+    // only once a thread has seen that one of its 32 cancels.
+    const bool whole = i0 > j0 && i0 + kTile <= p && i0 >= rowBegin && i0 + kTile <= rowEnd;
     auto finish = [&](auto wholeTag) {
         constexpr bool kWhole = decltype(wholeTag)::value;
-        double sj[DmmaPolicy::kNTiles][2]; // s_j of this thread's eight columns
+        double sj[DmmaPolicy::kNTiles][2]; // s_j/(N − 1) of this thread's eight columns
 #pragma unroll
         for (int v = 0; v < DmmaPolicy::kNTiles; ++v)
 #pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const std::uint64_t j = j0 + lj + 8 * v + h;
-                sj[v][h] = kWhole || j < p ? sumSquares[j] : 0.0;
-            }
+            for (int h = 0; h < 2; ++h)
+                sj[v][h] = sums[1][lj + 8 * v + h] * scale;
+        bool anyCancels = false;
 #pragma unroll
         for (int u = 0; u < DmmaPolicy::kMTiles; ++u)
 #pragma unroll
             for (int half = 0; half < 2; ++half) {
                 const int row = li + 16 * u + 8 * half;
                 const std::uint64_t i = i0 + row;
-                const double si = kWhole || i < p ? sumSquares[i] : 0.0;
+                const double si = sums[0][row] * scale;
                 const bool rowListed = kWhole || (i < p && i >= rowBegin && i < rowEnd);
 #pragma unroll
                 for (int v = 0; v < DmmaPolicy::kNTiles; ++v) {
                     double value[2];
 #pragma unroll
                     for (int h = 0; h < 2; ++h) {
+                        const double terms = si + sj[v][h];
+                        value[h] = fma(gramScale, acc[u][v][2 * half + h], terms);
+                        const bool cancels = cancelsByHighWords(value[h], terms, shift);
                         const std::uint64_t j = j0 + lj + 8 * v + h;
-                        const double scaleOfTerms = si + sj[v][h];
-                        const double numerator = scaleOfTerms - 2.0 * acc[u][v][2 * half + h];
-                        value[h] = numerator * scale;
-                        if (rowListed && (kWhole || j < i) && numerator < tau * scaleOfTerms)
+                        if constexpr (kWhole)
+                            anyCancels |= cancels;
+                        else if (rowListed && j < i && cancels)
                             listPair(i, j, worklist, worklistCount, capacity);
                     }
                     *reinterpret_cast<double2*>(&shared.tile[row][lj + 8 * v]) = make_double2(value[0], value[1]);
                 }
             }
+        if (kWhole && anyCancels) // rare: the thread's values again, from the tile it wrote
+            for (int e = 0; e < DmmaPolicy::kMTiles * 2 * DmmaPolicy::kNTiles * 2; ++e) {
+                const int h = e & 1;
+                const int v = (e >> 1) % DmmaPolicy::kNTiles;
+                const int half = (e / (2 * DmmaPolicy::kNTiles)) & 1;
+                const int u = e / (4 * DmmaPolicy::kNTiles);
+                const int row = li + 16 * u + 8 * half;
+                const int col = lj + 8 * v + h;
+                if (cancelsByHighWords(shared.tile[row][col], sums[0][row] * scale + sj[v][h], shift))
+                    listPair(i0 + row, j0 + col, worklist, worklistCount, capacity);
+            }
         __syncthreads();
         // ... then stored a row at a time.
-        storeTile<DmmaPolicy::kTile, DmmaPolicy::kOutStride, DmmaPolicy::kThreads, kWhole>(
+        storeTile<kTile, DmmaPolicy::kOutStride, DmmaPolicy::kThreads, kWhole>(
             shared.tile, i0, j0, p, rowBegin, rowEnd, out);
     };
     if (whole)
@@ -1142,7 +1242,7 @@ __global__ void __launch_bounds__(CentredLogsPolicy::kThreads) featureMajorKerne
             const std::uint64_t k = k0 + ty + r * CentredLogsPolicy::kRows;
             block[ty + r * CentredLogsPolicy::kRows][tx] = first + tx < p && k < n ? w[k * p + first + tx] : 0.0;
         }
-        storeFeatureMajor(block, first, k0, p, transposed, stride);
+        storeFeatureMajor(block, first, k0, p, transposed, stride, nullptr);
     }
 }
 } // namespace
@@ -1424,12 +1524,12 @@ private:
 // dmma_refined: centred logs, the tensor-core expansion written from registers, cancelling pairs recomputed; weighted
 // lrv through the weighted expansion (32×32 tiles), W feature-major beside the centred logs.
 
-/// Device bytes dmma_refined needs beside Y (and W): the centred logs twice, their squares, W feature-major.
-std::uint64_t dmmaRefinedBytes(const data::ExpressionTable& t, const ParamSet& params)
+/// Device bytes dmma_refined needs beside Y (and W): the centred logs three times (N × p, feature-major, in fragment
+/// order; the last only unweighted), their squares, W feature-major (weighted).
+std::uint64_t dmmaRefinedBytes(const data::ExpressionTable& t)
 {
     const std::uint64_t featureMajor = dmmaStride(t.samples) * dmmaFeatureRows(t.features);
-    const std::uint64_t weighted = modeOf(t, params).weighted ? featureMajor : 0;
-    return ((t.samples + 1) * t.features + featureMajor + weighted) * sizeof(double);
+    return (t.samples * t.features + dmmaFeatureRows(t.features) + 2 * featureMajor) * sizeof(double);
 }
 
 class DmmaRefinedRun final : public LrvDeviceRun {
@@ -1438,30 +1538,37 @@ public:
     using FlagsCombiner = std::function<void(unsigned int* flags, cudaStream_t stream)>;
 
     DmmaRefinedRun(const data::ExpressionTable& table, const ParamSet& params, OutputShare share = {})
-        : LrvDeviceRun(table, params, dmmaRefinedBytes(table, params), DmmaPolicy::kTile, ModeSupport::Weighted, share)
+        : LrvDeviceRun(table, params, dmmaRefinedBytes(table), DmmaPolicy::kTile, ModeSupport::Weighted, share)
         , m_stride(dmmaStride(m_n))
         , m_centred(m_n * m_p)
         , m_transposed(m_stride * dmmaFeatureRows(m_p))
+        , m_fragments(m_mode.weighted ? 0 : m_stride * dmmaFeatureRows(m_p))
         , m_transposedWeights(m_mode.weighted ? m_stride * dmmaFeatureRows(m_p) : 0)
-        , m_sumSquares(m_p)
+        , m_sumSquares(dmmaFeatureRows(m_p))
         , m_capacity(worklistCapacity(m_pairs))
         , m_worklist(m_capacity)
         , m_flags(3)
         , m_tau(cancellationThreshold(m_n))
+        , m_shift(cancellationShift(m_tau))
     {
         int device = 0, major = 0;
         KS_CUDA_CHECK(cudaGetDevice(&device));
         KS_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
         if (major < 8)
             throw SkipRun("needs FP64 tensor cores (compute capability 8.0 or newer)");
-        // The rows beyond p stay zero: every run rewrites only the first p.
+        // The rows beyond p stay zero: every run rewrites only the first p (the fragment copy's up to a multiple of
+        // 32, with zeros).
         m_transposed.fillBytesAsync(0, stream());
+        m_sumSquares.fillBytesAsync(0, stream());
         if (m_mode.weighted)
             m_transposedWeights.fillBytesAsync(0, stream());
+        else
+            m_fragments.fillBytesAsync(0, stream());
     }
     void beforeChunks() override
     {
-        launchCentred(m_centred.data(), m_sumSquares.data(), m_transposed.data(), m_stride);
+        launchCentred(m_centred.data(), m_sumSquares.data(), m_transposed.data(), m_stride,
+            m_mode.weighted ? nullptr : m_fragments.data());
         if (m_mode.weighted) {
             featureMajorKernel<<<device::blocksFor(m_p, CentredLogsPolicy::kFeatures), CentredLogsPolicy::kThreads, 0,
                 stream()>>>(m_w.data(), m_n, m_p, m_transposedWeights.data(), m_stride);
@@ -1487,8 +1594,8 @@ public:
                 m_flags.data(), m_capacity);
             KS_CUDA_CHECK_LAUNCH("weightedDmmaPairsKernel");
         } else {
-            dmmaPairsKernel<<<blocks, DmmaPolicy::kThreads, 0, stream()>>>(m_transposed.data(), m_stride,
-                m_sumSquares.data(), m_n, m_p, firstTile, rowBegin, rowEnd, out, m_tau, m_worklist.data(),
+            dmmaPairsKernel<<<blocks, DmmaPolicy::kThreads, 0, stream()>>>(m_fragments.data(), m_transposed.data(),
+                m_stride, m_sumSquares.data(), m_n, m_p, firstTile, rowBegin, rowEnd, out, m_shift, m_worklist.data(),
                 m_flags.data(), m_capacity);
             KS_CUDA_CHECK_LAUNCH("dmmaPairsKernel");
         }
@@ -1507,12 +1614,14 @@ private:
     std::uint64_t m_stride; ///< samples per row of m_transposed: N rounded up to whole stages
     device::DeviceBuffer<double> m_centred;
     device::DeviceBuffer<double> m_transposed;
+    device::DeviceBuffer<double> m_fragments; ///< the centred logs in FragmentOrder (unweighted lrv)
     device::DeviceBuffer<double> m_transposedWeights; ///< W feature-major like m_transposed (weighted lrv)
-    device::DeviceBuffer<double> m_sumSquares;
+    device::DeviceBuffer<double> m_sumSquares; ///< whole tiles of them, zero beyond p
     unsigned int m_capacity;
     device::DeviceBuffer<std::uint64_t> m_worklist;
     device::DeviceBuffer<unsigned int> m_flags;
     double m_tau;
+    int m_shift; ///< cancellationShift(m_tau), the unweighted kernel's form of the test
     FlagsCombiner m_combineFlags;
 };
 

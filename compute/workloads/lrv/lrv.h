@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,6 +48,32 @@ KS_HOST_DEVICE inline void pairAt(std::uint64_t k, std::uint64_t& i, std::uint64
 KS_HOST_DEVICE inline std::uint64_t rowStart(std::uint64_t i)
 {
     return i * (i - 1) / 2;
+}
+
+/// The tensor-core expansion's test for a cancelling pair, value < tau·terms (value its lrv, terms (s_i + s_j)/(N −
+/// 1)), on the integer units instead of the FP64 ones (which run the mma): the high word of a positive double,
+/// 2^20·(exponent + 1023 + mantissa fraction), tracks log2 within 0.0861, so comparing high words against a shift
+/// of about 2^20·(−log2 tau) flags every pair with value < tau·terms, and perhaps a few up to 1.13·tau·terms (they
+/// are recomputed directly, which costs time, not accuracy). The shift, from tau (0 < tau < 1):
+inline int cancellationShift(double tau)
+{
+    return static_cast<int>(std::floor(std::ldexp(-std::log2(tau) - 0.0861, 20) - 1.0));
+}
+
+/// The test itself; a negative value (a numerator cancelled below zero) is flagged whatever terms is.
+KS_HOST_DEVICE inline bool cancelsByHighWords(double value, double terms, int shift)
+{
+#ifdef __CUDA_ARCH__
+    const int valueHigh = __double2hiint(value);
+    const int termsHigh = __double2hiint(terms);
+#else
+    std::int64_t valueBits = 0, termsBits = 0;
+    std::memcpy(&valueBits, &value, sizeof value);
+    std::memcpy(&termsBits, &terms, sizeof terms);
+    const int valueHigh = static_cast<int>(valueBits >> 32);
+    const int termsHigh = static_cast<int>(termsBits >> 32);
+#endif
+    return valueHigh < (termsHigh - shift > 0 ? termsHigh - shift : 0);
 }
 
 /// An lrv Result: quantity "lrv", the half matrix as values, the feature names.
