@@ -23,4 +23,16 @@ KS_HOST_DEVICE inline void triangleAt(std::uint64_t k, std::uint64_t& r, std::ui
     c = k - r * (r + 1) / 2;
 }
 
+/// triangleAt for k below 2^32, estimated in single precision (exact after the same correction): for kernels whose
+/// FP64 units are the bottleneck — the lrv tensor-core kernel's mma shares them with double arithmetic.
+KS_HOST_DEVICE inline void triangleAtSmall(std::uint32_t k, std::uint64_t& r, std::uint64_t& c)
+{
+    r = static_cast<std::uint64_t>((sqrtf(8.0f * static_cast<float>(k) + 1.0f) - 1.0f) * 0.5f);
+    while (r * (r + 1) / 2 > k)
+        --r;
+    while ((r + 1) * (r + 2) / 2 <= k)
+        ++r;
+    c = k - r * (r + 1) / 2;
+}
+
 } // namespace ks

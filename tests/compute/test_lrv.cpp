@@ -75,6 +75,31 @@ TEST(LrvPairs, IndexAndInverseAgreeFar64Bit)
     EXPECT_EQ(lrv::pairCount(100000), 4999950000ull) << "beyond 32 bits";
 }
 
+TEST(LrvPairs, TheSinglePrecisionTriangleIndexIsExactBelow2To32)
+{
+    // The tensor-core kernel finds its tile with triangleAtSmall: every row's first and last entries, up to the last
+    // row that starts below 2^32, and random entries in between, as triangleAt finds them.
+    auto check = [](std::uint64_t k) {
+        std::uint64_t r = 0, c = 0, r64 = 0, c64 = 0;
+        triangleAtSmall(static_cast<std::uint32_t>(k), r, c);
+        triangleAt(k, r64, c64);
+        ASSERT_EQ(r, r64) << "k " << k;
+        ASSERT_EQ(c, c64) << "k " << k;
+    };
+    for (std::uint64_t row = 0; row * (row + 1) / 2 <= 0xffffffffULL; row += 1 + row / 64) {
+        const std::uint64_t start = row * (row + 1) / 2;
+        check(start);
+        if (start > 0)
+            check(start - 1);
+        if (start + row <= 0xffffffffULL)
+            check(start + row);
+    }
+    std::mt19937_64 random(32);
+    for (int t = 0; t < 100000; ++t)
+        check(random() & 0xffffffffULL);
+    check(0xffffffffULL);
+}
+
 TEST(LrvCancellation, TheHighWordTestFlagsEveryPairUnderTauAndFewAbove)
 {
     // The tensor-core kernel's integer form of value < tau·terms must flag every such pair (a pair it misses keeps the

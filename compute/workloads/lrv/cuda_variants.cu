@@ -526,20 +526,16 @@ __device__ void weightedTile(const double* __restrict__ centred, const double* _
             out[u][v] *= factor[u][v];
 }
 
-/// A block per 64×64 tile (or, with onlyIf, a capped grid looping over them): lrv, or weighted lrv when kWeighted.
+/// Tiles blockIdx.x, blockIdx.x + gridDim.x, … of the tileCount from firstTile: lrv, or weighted lrv when kWeighted.
 template <bool kWeighted>
-__global__ void __launch_bounds__(TilePolicy::kThreads) tiledPairsKernel(const double* __restrict__ centred,
-    const double* __restrict__ weights, std::uint64_t n, std::uint64_t p, std::uint64_t firstTile, unsigned tileCount,
-    std::uint64_t rowBegin, std::uint64_t rowEnd, double* __restrict__ out, const unsigned int* onlyIf)
+__device__ void tiledPairs(const double* __restrict__ centred, const double* __restrict__ weights, std::uint64_t n,
+    std::uint64_t p, std::uint64_t firstTile, unsigned tileCount, std::uint64_t rowBegin, std::uint64_t rowEnd,
+    double* __restrict__ out)
 {
-    if (onlyIf && *onlyIf == 0)
-        return;
     const double scale = kWeighted ? 1.0 : 1.0 / static_cast<double>(n - 1);
     const std::uint64_t base = rowStart(rowBegin);
     const int tx = threadIdx.x % TilePolicy::kThreadsX;
     const int ty = threadIdx.x / TilePolicy::kThreadsX;
-    // A block per tile for the direct variant; a capped grid looping over tiles for the fallback, which usually
-    // returns at once and should not launch thousands of empty blocks.
     for (unsigned t = blockIdx.x; t < tileCount; t += gridDim.x) {
         std::uint64_t r = 0, c = 0;
         triangleAt(firstTile + t, r, c); // tiles (r, c) with c ≤ r, numbered row by row
@@ -564,6 +560,15 @@ __global__ void __launch_bounds__(TilePolicy::kThreads) tiledPairsKernel(const d
         }
     }
 }
+
+/// A block per 64×64 tile.
+template <bool kWeighted>
+__global__ void __launch_bounds__(TilePolicy::kThreads) tiledPairsKernel(const double* __restrict__ centred,
+    const double* __restrict__ weights, std::uint64_t n, std::uint64_t p, std::uint64_t firstTile, unsigned tileCount,
+    std::uint64_t rowBegin, std::uint64_t rowEnd, double* __restrict__ out)
+{
+    tiledPairs<kWeighted>(centred, weights, n, p, firstTile, tileCount, rowBegin, rowEnd, out);
+}
 } // namespace
 
 /// The triangle tiles covering rows [rowBegin, rowEnd): the first tile's number and how many (one block each).
@@ -586,7 +591,7 @@ TileRange tilesForRows(std::uint64_t rowBegin, std::uint64_t rowEnd, std::uint64
 namespace {
 template <bool kWeighted>
 void launchTiled(const double* centred, const double* weights, std::uint64_t n, std::uint64_t p, std::uint64_t rowBegin,
-    std::uint64_t rowEnd, double* out, const unsigned int* onlyIf, cudaStream_t stream)
+    std::uint64_t rowEnd, double* out, cudaStream_t stream)
 {
     const TileRange tiles = tilesForRows(rowBegin, rowEnd, TilePolicy::kTile);
     // Plain copies: GCC warns about a launch argument taken from a struct member.
@@ -594,9 +599,8 @@ void launchTiled(const double* centred, const double* weights, std::uint64_t n, 
     const unsigned blocks = tiles.count;
     if (blocks == 0)
         return;
-    const unsigned grid = onlyIf ? device::gridFor(blocks, 1, TilePolicy::kFallbackBlocksPerSm) : blocks;
-    tiledPairsKernel<kWeighted><<<grid, TilePolicy::kThreads, 0, stream>>>(
-        centred, weights, n, p, firstTile, blocks, rowBegin, rowEnd, out, onlyIf);
+    tiledPairsKernel<kWeighted>
+        <<<blocks, TilePolicy::kThreads, 0, stream>>>(centred, weights, n, p, firstTile, blocks, rowBegin, rowEnd, out);
     if constexpr (kWeighted)
         KS_CUDA_CHECK_LAUNCH("tiledPairsKernel<weighted>");
     else
@@ -605,15 +609,15 @@ void launchTiled(const double* centred, const double* weights, std::uint64_t n, 
 } // namespace
 
 void launchTiledPairs(const double* centred, std::uint64_t n, std::uint64_t p, std::uint64_t rowBegin,
-    std::uint64_t rowEnd, double* out, const unsigned int* onlyIf, cudaStream_t stream)
+    std::uint64_t rowEnd, double* out, cudaStream_t stream)
 {
-    launchTiled<false>(centred, nullptr, n, p, rowBegin, rowEnd, out, onlyIf, stream);
+    launchTiled<false>(centred, nullptr, n, p, rowBegin, rowEnd, out, stream);
 }
 
 void launchWeightedTiledPairs(const double* centred, const double* weights, std::uint64_t n, std::uint64_t p,
-    std::uint64_t rowBegin, std::uint64_t rowEnd, double* out, const unsigned int* onlyIf, cudaStream_t stream)
+    std::uint64_t rowBegin, std::uint64_t rowEnd, double* out, cudaStream_t stream)
 {
-    launchTiled<true>(centred, weights, n, p, rowBegin, rowEnd, out, onlyIf, stream);
+    launchTiled<true>(centred, weights, n, p, rowBegin, rowEnd, out, stream);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -621,8 +625,8 @@ void launchWeightedTiledPairs(const double* centred, const double* weights, std:
 
 namespace {
 struct RefinePolicy {
-    static constexpr int kThreads = 256; ///< 8 warps, a warp per recomputed pair
-    static constexpr int kBlocks = 1024;
+    static constexpr int kThreads = 256; ///< 8 warps, a warp per recomputed pair; the fallback's tiles use them all
+    static constexpr int kBlocksPerSm = 8; ///< a capped grid looping over the list, or over the fallback's tiles
     static constexpr std::uint64_t kWorklistDivisor = 16; ///< a chunk's worklist holds this fraction of its pairs …
     static constexpr std::uint64_t kMinWorklist = 1024; ///< … and at least this many
 };
@@ -640,12 +644,10 @@ __device__ double warpSum(double value)
 /// (kWeighted, W feature-major beside them), two passes: the weighted mean of c_i − c_j, then the weighted squared
 /// deviations.
 template <bool kWeighted>
-__global__ void __launch_bounds__(RefinePolicy::kThreads)
-    recomputeListedKernel(const double* __restrict__ transposed, const double* __restrict__ transposedWeights,
-        std::uint64_t n, std::uint64_t stride, const std::uint64_t* __restrict__ worklist,
-        const unsigned int* worklistCount, unsigned int capacity, std::uint64_t chunkBase, double* __restrict__ out)
+__device__ void recomputeListed(const double* __restrict__ transposed, const double* __restrict__ transposedWeights,
+    std::uint64_t n, std::uint64_t stride, const std::uint64_t* __restrict__ worklist, unsigned listed,
+    std::uint64_t chunkBase, double* __restrict__ out)
 {
-    const unsigned listed = min(*worklistCount, capacity);
     const unsigned lane = threadIdx.x & 31u;
     const unsigned warpsPerGrid = gridDim.x * (blockDim.x / 32);
     for (unsigned w = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; w < listed; w += warpsPerGrid) {
@@ -686,10 +688,24 @@ __global__ void __launch_bounds__(RefinePolicy::kThreads)
     }
 }
 
-/// Sets *overflow when the worklist could not hold every pair that needed recomputing.
-__global__ void worklistOverflowKernel(const unsigned int* worklistCount, unsigned int capacity, unsigned int* overflow)
+/// The refinement in one launch, decided on the device so the stream never waits: the listed pairs recomputed, or,
+/// when more were flagged than the list holds (*decisionCount > capacity), the whole chunk by the tiled kernel —
+/// which then writes every pair, so the list is left alone. A capped grid: usually all but a few blocks return at
+/// once.
+template <bool kWeighted>
+__global__ void __launch_bounds__(RefinePolicy::kThreads)
+    refineKernel(const double* __restrict__ transposed, const double* __restrict__ transposedWeights,
+        const double* __restrict__ centred, const double* __restrict__ weights, std::uint64_t n, std::uint64_t stride,
+        std::uint64_t p, std::uint64_t firstTile, unsigned tileCount, std::uint64_t rowBegin, std::uint64_t rowEnd,
+        const std::uint64_t* __restrict__ worklist, const unsigned int* worklistCount,
+        const unsigned int* decisionCount, unsigned int capacity, double* __restrict__ out)
 {
-    *overflow = *worklistCount > capacity ? 1u : 0u;
+    static_assert(RefinePolicy::kThreads == TilePolicy::kThreads);
+    if (*decisionCount > capacity)
+        tiledPairs<kWeighted>(centred, weights, n, p, firstTile, tileCount, rowBegin, rowEnd, out);
+    else
+        recomputeListed<kWeighted>(
+            transposed, transposedWeights, n, stride, worklist, min(*worklistCount, capacity), rowStart(rowBegin), out);
 }
 } // namespace
 
@@ -709,21 +725,23 @@ void launchRefinement(const double* transposed, std::uint64_t transposedStride, 
     unsigned int capacity, double* out, cudaStream_t stream, const unsigned int* decisionCount,
     const double* transposedWeights, const double* weights)
 {
+    const TileRange tiles = tilesForRows(rowBegin, rowEnd, TilePolicy::kTile);
+    // Plain copies: GCC warns about a launch argument taken from a struct member.
+    const std::uint64_t firstTile = tiles.first;
+    const unsigned tileCount = tiles.count;
+    // Enough blocks for the fallback's tiles or for a warp per listed pair, at most kBlocksPerSm an SM.
+    const unsigned grid = device::gridFor(
+        std::max<std::uint64_t>(tileCount, capacity / (RefinePolicy::kThreads / 32)), 1, RefinePolicy::kBlocksPerSm);
+    const unsigned int* decision = decisionCount ? decisionCount : flags;
     if (weights) {
-        recomputeListedKernel<true><<<RefinePolicy::kBlocks, RefinePolicy::kThreads, 0, stream>>>(
-            transposed, transposedWeights, n, transposedStride, worklist, flags, capacity, rowStart(rowBegin), out);
-        KS_CUDA_CHECK_LAUNCH("recomputeListedKernel<weighted>");
+        refineKernel<true><<<grid, RefinePolicy::kThreads, 0, stream>>>(transposed, transposedWeights, centred, weights,
+            n, transposedStride, p, firstTile, tileCount, rowBegin, rowEnd, worklist, flags, decision, capacity, out);
+        KS_CUDA_CHECK_LAUNCH("refineKernel<weighted>");
     } else {
-        recomputeListedKernel<false><<<RefinePolicy::kBlocks, RefinePolicy::kThreads, 0, stream>>>(
-            transposed, nullptr, n, transposedStride, worklist, flags, capacity, rowStart(rowBegin), out);
-        KS_CUDA_CHECK_LAUNCH("recomputeListedKernel");
+        refineKernel<false><<<grid, RefinePolicy::kThreads, 0, stream>>>(transposed, nullptr, centred, nullptr, n,
+            transposedStride, p, firstTile, tileCount, rowBegin, rowEnd, worklist, flags, decision, capacity, out);
+        KS_CUDA_CHECK_LAUNCH("refineKernel");
     }
-    worklistOverflowKernel<<<1, 1, 0, stream>>>(decisionCount ? decisionCount : flags, capacity, flags + 1);
-    KS_CUDA_CHECK_LAUNCH("worklistOverflowKernel");
-    if (weights)
-        launchWeightedTiledPairs(centred, weights, n, p, rowBegin, rowEnd, out, flags + 1, stream);
-    else
-        launchTiledPairs(centred, n, p, rowBegin, rowEnd, out, flags + 1, stream);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1011,13 +1029,13 @@ __device__ void storeTile(const double (&tile)[Tile][Stride], std::uint64_t i0, 
 
 __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm)
     dmmaPairsKernel(const double* __restrict__ fragments, const double* __restrict__ transposed, std::uint64_t stride,
-        const double* __restrict__ sumSquares, std::uint64_t n, std::uint64_t p, std::uint64_t firstTile,
+        const double* __restrict__ sumSquares, double scale, std::uint64_t p, std::uint64_t firstTile,
         std::uint64_t rowBegin, std::uint64_t rowEnd, double* __restrict__ out, int shift, std::uint64_t* worklist,
         unsigned int* worklistCount, unsigned int capacity)
 {
     constexpr int kTile = DmmaPolicy::kTile;
     std::uint64_t r = 0, c = 0;
-    triangleAt(firstTile + blockIdx.x, r, c);
+    triangleAtSmall(static_cast<std::uint32_t>(firstTile + blockIdx.x), r, c); // computeChunk: below 2^32
     const std::uint64_t i0 = r * kTile;
     const std::uint64_t j0 = c * kTile;
     __shared__ DmmaShared shared;
@@ -1038,7 +1056,6 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm
     const int warp = threadIdx.x >> 5;
     const int li = (warp >> 1) * DmmaPolicy::kWarpTile + (lane >> 2);
     const int lj = (warp & 1) * DmmaPolicy::kWarpTile + 2 * (lane & 3);
-    const double scale = 1.0 / static_cast<double>(n - 1);
     const double gramScale = -2.0 * scale;
     // Most tiles lie below the diagonal, whole and in this chunk's rows: their pairs need no bounds, and are listed
     // only once a thread has seen that one of its 32 cancels.
@@ -1510,9 +1527,9 @@ public:
     void computeChunk(std::uint64_t rowBegin, std::uint64_t rowEnd, double* out) override
     {
         if (m_mode.weighted)
-            launchWeightedTiledPairs(m_centred.data(), m_w.data(), m_n, m_p, rowBegin, rowEnd, out, nullptr, stream());
+            launchWeightedTiledPairs(m_centred.data(), m_w.data(), m_n, m_p, rowBegin, rowEnd, out, stream());
         else
-            launchTiledPairs(m_centred.data(), m_n, m_p, rowBegin, rowEnd, out, nullptr, stream());
+            launchTiledPairs(m_centred.data(), m_n, m_p, rowBegin, rowEnd, out, stream());
     }
 
 private:
@@ -1534,7 +1551,7 @@ std::uint64_t dmmaRefinedBytes(const data::ExpressionTable& t)
 
 class DmmaRefinedRun final : public LrvDeviceRun {
 public:
-    /// The flagged pairs' count summed over a multi-device run's devices, into flags[2] (see combineFlags).
+    /// The flagged pairs' count summed over a multi-device run's devices, into flags[1] (see combineFlags).
     using FlagsCombiner = std::function<void(unsigned int* flags, cudaStream_t stream)>;
 
     DmmaRefinedRun(const data::ExpressionTable& table, const ParamSet& params, OutputShare share = {})
@@ -1547,7 +1564,7 @@ public:
         , m_sumSquares(dmmaFeatureRows(m_p))
         , m_capacity(worklistCapacity(m_pairs))
         , m_worklist(m_capacity)
-        , m_flags(3)
+        , m_flags(2)
         , m_tau(cancellationThreshold(m_n))
         , m_shift(cancellationShift(m_tau))
     {
@@ -1588,6 +1605,8 @@ public:
                 m_combineFlags(m_flags.data(), stream());
             return;
         }
+        if (firstTile + blocks > 0xffffffffULL) // p beyond about 5.9 million: its output could not be stored anyway
+            throw ComputeError("lrv: too many tiles for the tensor-core kernel's tile index");
         if (m_mode.weighted) {
             weightedDmmaPairsKernel<<<blocks, WeightedDmmaPolicy::kThreads, 0, stream()>>>(m_transposed.data(),
                 m_transposedWeights.data(), m_stride, m_p, firstTile, rowBegin, rowEnd, out, m_tau, m_worklist.data(),
@@ -1595,19 +1614,19 @@ public:
             KS_CUDA_CHECK_LAUNCH("weightedDmmaPairsKernel");
         } else {
             dmmaPairsKernel<<<blocks, DmmaPolicy::kThreads, 0, stream()>>>(m_fragments.data(), m_transposed.data(),
-                m_stride, m_sumSquares.data(), m_n, m_p, firstTile, rowBegin, rowEnd, out, m_shift, m_worklist.data(),
-                m_flags.data(), m_capacity);
+                m_stride, m_sumSquares.data(), 1.0 / static_cast<double>(m_n - 1), m_p, firstTile, rowBegin, rowEnd,
+                out, m_shift, m_worklist.data(), m_flags.data(), m_capacity);
             KS_CUDA_CHECK_LAUNCH("dmmaPairsKernel");
         }
         if (m_combineFlags)
             m_combineFlags(m_flags.data(), stream());
         launchRefinement(m_transposed.data(), m_stride, m_centred.data(), m_n, m_p, rowBegin, rowEnd, m_worklist.data(),
-            m_flags.data(), m_capacity, out, stream(), m_combineFlags ? m_flags.data() + 2 : nullptr,
+            m_flags.data(), m_capacity, out, stream(), m_combineFlags ? m_flags.data() + 1 : nullptr,
             m_mode.weighted ? m_transposedWeights.data() : nullptr, m_mode.weighted ? m_w.data() : nullptr);
     }
     /// A multi-device run whose parts are each one chunk decides the refinement's fallback on the flagged pairs of
     /// every device together, as the single-device run decides on the whole triangle: `combine` writes that sum
-    /// to flags[2] (every part calls it once per repetition, so it may be a collective).
+    /// to flags[1] (every part calls it once per repetition, so it may be a collective).
     void combineFlags(FlagsCombiner combine) { m_combineFlags = std::move(combine); }
 
 private:
@@ -1619,7 +1638,7 @@ private:
     device::DeviceBuffer<double> m_sumSquares; ///< whole tiles of them, zero beyond p
     unsigned int m_capacity;
     device::DeviceBuffer<std::uint64_t> m_worklist;
-    device::DeviceBuffer<unsigned int> m_flags;
+    device::DeviceBuffer<unsigned int> m_flags; ///< [0] the pairs flagged here, [1] summed over a multi-device run
     double m_tau;
     int m_shift; ///< cancellationShift(m_tau), the unweighted kernel's form of the test
     FlagsCombiner m_combineFlags;
@@ -1661,7 +1680,7 @@ public:
             for (int rank = 0; rank < ranks(); ++rank)
                 partAs<DmmaRefinedRun>(rank).combineFlags([this, rank](unsigned int* flags, cudaStream_t s) {
                     KS_NCCL_CHECK(device::nccl().allReduce(
-                        flags, flags + 2, 1, device::kNcclUint32, device::kNcclSum, comm(rank), s));
+                        flags, flags + 1, 1, device::kNcclUint32, device::kNcclSum, comm(rank), s));
                 });
         }
     }

@@ -67,7 +67,7 @@ public:
             m_transposed = device::DeviceBuffer<double>(m_n * m_p);
             m_capacity = worklistCapacity(m_pairs);
             m_worklist = device::DeviceBuffer<std::uint64_t>(m_capacity);
-            m_flags = device::DeviceBuffer<unsigned int>(2); // [0] listed count, [1] overflow
+            m_flags = device::DeviceBuffer<unsigned int>(1); // the listed count
             // Where the expansion's worst-case error, about N·eps·(s_i + s_j), could exceed 1e-10 of the value.
             m_tau = cancellationThreshold(m_n);
         }

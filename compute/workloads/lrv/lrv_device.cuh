@@ -56,15 +56,14 @@ void launchFeatureScales(
 
 /// The direct register-tiled kernel for rows [rowBegin, rowEnd) (rowBegin a multiple of 64): writes
 /// Σ_k (C[k][i] − C[k][j])² / (N − 1) for every pair in those rows to out[pairIndex(i, j) − rowStart(rowBegin)].
-/// When `onlyIf` is not null the launch does nothing unless *onlyIf is non-zero (a device-side decision).
 void launchTiledPairs(const double* centred, std::uint64_t n, std::uint64_t p, std::uint64_t rowBegin,
-    std::uint64_t rowEnd, double* out, const unsigned int* onlyIf, cudaStream_t stream);
+    std::uint64_t rowEnd, double* out, cudaStream_t stream);
 
 /// The same for weighted lrv: with w = W[k][i]·W[k][j] and x = C[k][i] − C[k][j] (centred logs: a shift of x by a
 /// pair's constant leaves its weighted variance as it is), Σw(x − x̄)² · Σw / ((Σw)² − Σw²), x̄ = Σw·x / Σw, in two
 /// passes over the samples (the weighted mean, then the squared deviations). `weights` is W, N × p like C.
 void launchWeightedTiledPairs(const double* centred, const double* weights, std::uint64_t n, std::uint64_t p,
-    std::uint64_t rowBegin, std::uint64_t rowEnd, double* out, const unsigned int* onlyIf, cudaStream_t stream);
+    std::uint64_t rowBegin, std::uint64_t rowEnd, double* out, cudaStream_t stream);
 
 /// Room in a chunk's worklist of pairs to recompute: a sixteenth of the pairs, at least 1024.
 unsigned int worklistCapacity(std::uint64_t pairs);
@@ -75,8 +74,8 @@ double cancellationThreshold(std::uint64_t n);
 
 /// After an expansion wrote rows [rowBegin, rowEnd): recomputes every listed pair directly from the feature-major
 /// centred logs (rows `transposedStride` apart), and — when more pairs were flagged than the list holds (flags[0] >
-/// capacity) — the whole chunk with the tiled kernel; flags[1] receives that overflow decision, taken on the device so
-/// the stream never waits. `decisionCount`, when given, is the count that decision compares with the capacity instead
+/// capacity) — instead the whole chunk with the tiled kernel; one launch, the choice taken on the device so the stream
+/// never waits. `decisionCount`, when given, is the count that decision compares with the capacity instead
 /// of flags[0] (a multi-device run's flagged pairs summed over its devices). Weighted lrv passes W twice, like the
 /// centred logs: feature-major (`transposedWeights`, the same stride) and N × p (`weights`).
 void launchRefinement(const double* transposed, std::uint64_t transposedStride, const double* centred, std::uint64_t n,
