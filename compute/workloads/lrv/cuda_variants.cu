@@ -410,9 +410,6 @@ struct TilePolicy {
     static constexpr int kMicro = 4; // kTile / kThreads{X,Y}
     static constexpr int kDepth = 16; // samples per shared-memory stage
     static constexpr int kThreads = kThreadsX * kThreadsY;
-    /// The refinement's fallback (which usually returns at once) loops over the tiles with at most this many blocks
-    /// per multiprocessor.
-    static constexpr int kFallbackBlocksPerSm = 8;
 };
 
 /// Loads samples [k0, k0 + Depth) of the centred logs of features [i0, i0 + Tile) and [j0, j0 + Tile) into shared
