@@ -1072,14 +1072,14 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm
             for (int half = 0; half < 2; ++half) {
                 const int row = li + 16 * u + 8 * half;
                 const std::uint64_t i = i0 + row;
-                const double si = sums[0][row] * scale;
+                const double si = sums[0][row];
                 const bool rowListed = kWhole || (i < p && i >= rowBegin && i < rowEnd);
 #pragma unroll
                 for (int v = 0; v < DmmaPolicy::kNTiles; ++v) {
                     double value[2];
 #pragma unroll
                     for (int h = 0; h < 2; ++h) {
-                        const double terms = si + sj[v][h];
+                        const double terms = fma(si, scale, sj[v][h]); // as the listing below recomputes it
                         value[h] = fma(gramScale, acc[u][v][2 * half + h], terms);
                         const bool cancels = cancelsByHighWords(value[h], terms, shift);
                         const std::uint64_t j = j0 + lj + 8 * v + h;
@@ -1099,7 +1099,7 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm
                 const int u = e / (4 * DmmaPolicy::kNTiles);
                 const int row = li + 16 * u + 8 * half;
                 const int col = lj + 8 * v + h;
-                if (cancelsByHighWords(shared.tile[row][col], sums[0][row] * scale + sj[v][h], shift))
+                if (cancelsByHighWords(shared.tile[row][col], fma(sums[0][row], scale, sj[v][h]), shift))
                     listPair(i0 + row, j0 + col, worklist, worklistCount, capacity);
             }
         __syncthreads();
