@@ -320,6 +320,26 @@ TEST(LrvAccuracy, WeightedExpansionIsRefinedOnNearlyProportionalPairs)
         EXPECT_LE(lrvWorkload().compare(runVariant(id, d), allRef, d, params).value, 1e-9) << id;
 }
 
+/// The centred logs come from a kernel that holds a block's columns in shared memory up to 320 samples and from
+/// one that rereads them past that: both sides of the bound, log and alpha, through every kernel that reads them.
+TEST(LrvAccuracy, CentredLogsAgreeEitherSideOfTheSharedMemoryBound)
+{
+    const std::vector<const char*> ids {"logs_tiled", "dmma_refined", "cublas_refined"};
+    for (const char* id : ids)
+        if (const auto reason = unavailableReason(*lrvWorkload().findVariant(id)); !reason.empty())
+            GTEST_SKIP() << reason;
+    for (const char* samples : {"320", "321"})
+        for (const std::map<std::string, std::string>& mode :
+            {std::map<std::string, std::string> {}, std::map<std::string, std::string> {{"alpha", "0.5"}}}) {
+            const auto d = generated({{"samples", samples}, {"features", "150"}, {"planted", "3"}, {"noise", "1e-5"}});
+            const auto params = ParamSet::parse(lrvWorkload().parameters(), mode);
+            const Result ref = runVariant("reference", d, mode);
+            for (const char* id : ids)
+                EXPECT_LE(lrvWorkload().compare(runVariant(id, d, mode), ref, d, params).value, 1e-9)
+                    << id << ", " << samples << " samples" << (mode.empty() ? "" : ", alpha 0.5");
+        }
+}
+
 TEST(LrvAccuracy, TheExpansionLosesDigitsOnNearlyProportionalPairsAndRefinementRestoresThem)
 {
     for (const char* id : {"cublas_gemm", "cublas_refined", "logs_tiled", "dmma_refined"})

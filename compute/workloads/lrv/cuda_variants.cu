@@ -353,6 +353,91 @@ __global__ void __launch_bounds__(CentredLogsPolicy::kThreads) centredFeaturesKe
         sumSquares[i] = total;
 }
 
+/// centredSlabKernel's shape: a block holds its features' whole columns of logs in shared memory between the passes.
+struct CentredSlabPolicy {
+    static constexpr int kFeatures = FragmentOrder::kFeatures; ///< a block's features: one fragment-order group
+    static constexpr int kRows = 16; ///< threads down the samples; a warp covers two samples of the 16 features
+    static constexpr int kThreads = kFeatures * kRows;
+    static constexpr int kPitch = kFeatures + 1; ///< doubles per sample in the slab (16 would put them in 2 banks)
+    /// Samples that fit, with the partial sums, in the 48 KB of shared memory a kernel gets without asking.
+    static constexpr int kMaxSamples = 320;
+    static std::size_t slabBytes(std::uint64_t n) { return n * kPitch * sizeof(double); }
+};
+
+/// centredFeaturesKernel for N ≤ CentredSlabPolicy::kMaxSamples: Y is read once, the logs (or powers) stay in shared
+/// memory for the centring pass, and every copy is written from there as a contiguous run — the block's 16 rows of
+/// the feature-major copy, its whole fragment-order group — instead of being reread from `centred` 32 samples at a
+/// time between barriers. 16 features a block: twice centredFeaturesKernel's blocks (625 at p = 10,000 for 313).
+template <bool kPower>
+__global__ void __launch_bounds__(CentredSlabPolicy::kThreads) centredSlabKernel(const double* __restrict__ y,
+    std::uint64_t n, std::uint64_t p, double alpha, const double* __restrict__ scale, double* centred,
+    double* sumSquares, double* transposed, std::uint64_t stride, double* fragments)
+{
+    using P = CentredSlabPolicy;
+    extern __shared__ double slab[]; // [sample][feature], P::kPitch apart; zero for features beyond p
+    __shared__ double partial[P::kRows][P::kFeatures];
+    const int tx = threadIdx.x % P::kFeatures;
+    const int ty = threadIdx.x / P::kFeatures;
+    const int samples = static_cast<int>(n);
+    const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * P::kFeatures;
+    const std::uint64_t i = first + tx;
+    const bool active = i < p;
+    const double featureScale = kPower && active ? scale[i] : 1.0;
+    const auto sumOverRows = [&](double value) {
+        partial[ty][tx] = value;
+        __syncthreads();
+        double total = 0.0;
+#pragma unroll
+        for (int r = 0; r < P::kRows; ++r)
+            total += partial[r][tx];
+        __syncthreads(); // partial is reused by the next sum
+        return total;
+    };
+    double sum = 0.0;
+    for (int k = ty; k < samples; k += P::kRows) {
+        double l = 0.0;
+        if (active) {
+            const double v = y[k * p + i];
+            l = kPower ? pow(v, alpha) * featureScale : log(v);
+        }
+        slab[k * P::kPitch + tx] = l;
+        sum += l;
+    }
+    const double mean = sumOverRows(sum) / static_cast<double>(n);
+    double squares = 0.0;
+    for (int k = ty; k < samples; k += P::kRows) {
+        const double c = active ? slab[k * P::kPitch + tx] - mean : 0.0;
+        slab[k * P::kPitch + tx] = c;
+        if (active)
+            centred[k * p + i] = c;
+        squares = fma(c, c, squares);
+    }
+    const double total = sumOverRows(squares); // its barriers also make the slab whole for every thread
+    if (active && ty == 0)
+        sumSquares[i] = total;
+    const int width = static_cast<int>(stride);
+    if (transposed) {
+        // Rows first … first + 15 of the feature-major copy are one run of 16·stride doubles; those beyond p stay.
+        const int features = p - first < P::kFeatures ? static_cast<int>(p - first) : P::kFeatures;
+        double* run = transposed + first * stride;
+        for (int e = threadIdx.x; e < features * width; e += P::kThreads) {
+            const int f = e / width;
+            const int k = e - f * width;
+            run[e] = k < samples ? slab[k * P::kPitch + f] : 0.0;
+        }
+    }
+    if (fragments) {
+        // The group's blocks of 8 samples follow one another: one run of 16·stride doubles, zeros beyond p and N.
+        constexpr int kSlots = FragmentOrder::kFeatures * FragmentOrder::kSamples;
+        double* run = fragments + FragmentOrder::blockStart(first, 0, stride);
+        for (int e = threadIdx.x; e < P::kFeatures * width; e += P::kThreads) {
+            const int slot = e % kSlots;
+            const int k = (e / kSlots) * FragmentOrder::kSamples + FragmentOrder::sampleOf(slot);
+            run[e] = k < samples ? slab[k * P::kPitch + FragmentOrder::featureOf(slot)] : 0.0;
+        }
+    }
+}
+
 /// scale[i] = nf / (alpha · Σ_k full[k][i]^alpha), with centredFeaturesKernel's layout of threads.
 __global__ void __launch_bounds__(CentredLogsPolicy::kThreads)
     featureScalesKernel(const double* __restrict__ full, std::uint64_t nf, std::uint64_t p, double alpha, double* scale)
@@ -374,6 +459,13 @@ __global__ void __launch_bounds__(CentredLogsPolicy::kThreads)
 void launchCentredLogs(const double* y, std::uint64_t n, std::uint64_t p, double* centred, double* sumSquares,
     double* transposed, std::uint64_t transposedStride, cudaStream_t stream, double* fragments)
 {
+    if (n <= CentredSlabPolicy::kMaxSamples) {
+        centredSlabKernel<false><<<device::blocksFor(p, CentredSlabPolicy::kFeatures), CentredSlabPolicy::kThreads,
+            CentredSlabPolicy::slabBytes(n), stream>>>(
+            y, n, p, 0.0, nullptr, centred, sumSquares, transposed, transposedStride, fragments);
+        KS_CUDA_CHECK_LAUNCH("centredSlabKernel<log>");
+        return;
+    }
     centredFeaturesKernel<false>
         <<<device::blocksFor(p, CentredLogsPolicy::kFeatures), CentredLogsPolicy::kThreads, 0, stream>>>(
             y, n, p, 0.0, nullptr, centred, sumSquares, transposed, transposedStride, fragments);
@@ -384,6 +476,13 @@ void launchCentredPowers(const double* y, std::uint64_t n, std::uint64_t p, doub
     double* centred, double* sumSquares, double* transposed, std::uint64_t transposedStride, cudaStream_t stream,
     double* fragments)
 {
+    if (n <= CentredSlabPolicy::kMaxSamples) {
+        centredSlabKernel<true><<<device::blocksFor(p, CentredSlabPolicy::kFeatures), CentredSlabPolicy::kThreads,
+            CentredSlabPolicy::slabBytes(n), stream>>>(
+            y, n, p, alpha, scale, centred, sumSquares, transposed, transposedStride, fragments);
+        KS_CUDA_CHECK_LAUNCH("centredSlabKernel<power>");
+        return;
+    }
     centredFeaturesKernel<true>
         <<<device::blocksFor(p, CentredLogsPolicy::kFeatures), CentredLogsPolicy::kThreads, 0, stream>>>(
             y, n, p, alpha, scale, centred, sumSquares, transposed, transposedStride, fragments);
