@@ -875,15 +875,17 @@ std::uint64_t dmmaFeatureRows(std::uint64_t p)
     return (p + DmmaPolicy::kTile - 1) / DmmaPolicy::kTile * DmmaPolicy::kTile;
 }
 
-/// One stage of samples for a 64×64 tile. The i side (the mma's A) in FragmentOrder's blocks, [m16 group][step], as
-/// the feature copy holds them; the j side (B) per k8 step with each feature's 8 samples contiguously, so a lane's
-/// two samples of a B fragment are one 16-byte load and the eight features a warp reads at once are 512 contiguous
-/// bytes. Either way the registers come out of the loads in the mma's order: no moves.
+/// One stage of samples for a 64×64 tile: both sides in FragmentOrder's blocks, [16-feature group][step], as the
+/// fragment-order copy holds them. Lane (g, q)'s two 16-byte loads of a block are, for the i side, the m16n8k8 A
+/// fragment of its 16 features (A(g, q), A(g + 8, q) and A(g, q + 4), A(g + 8, q + 4)) and, for the j side, the B
+/// fragments of two n8 tiles at once: B(q, g), B(q + 4, g) is the first value of each load for features 0–7 and the
+/// second for features 8–15. The registers come out of the loads in the mma's order, a warp's load is 512
+/// contiguous bytes, and a stage of either side is a thread's 16 bytes of each group.
 struct DmmaStage {
     static constexpr int kGroups = DmmaPolicy::kTile / FragmentOrder::kFeatures;
     static constexpr int kBlock = FragmentOrder::kFeatures * FragmentOrder::kSamples;
     double a[kGroups][DmmaPolicy::kSteps][kBlock];
-    double b[1][DmmaPolicy::kSteps][DmmaPolicy::kTile][DmmaPolicy::kStep]; ///< StageCopies<1, …>'s stage
+    double b[kGroups][DmmaPolicy::kSteps][kBlock];
 };
 
 /// The block's shared memory: the sample stages while g accumulates, then the finished 64×64 tile of lrv values.
@@ -1014,15 +1016,14 @@ __device__ __forceinline__ void dmma1688(double (&d)[4], const double (&a)[4], c
 #endif
 }
 
-/// A stage's copies for a 64×64 tile: the i side's four FragmentOrder groups (each stage two contiguous 1 KiB blocks
-/// a group, a thread's 16 bytes of each), the j side's 64 features as StageCopies lays them out.
+/// A stage's copies for a 64×64 tile: the four FragmentOrder groups of each side (each stage two contiguous 1 KiB
+/// blocks a group), a thread's 16 bytes of each.
 class DmmaCopies {
 public:
-    __device__ DmmaCopies(
-        const double* fragments, const double* transposed, std::uint64_t stride, std::uint64_t i0, std::uint64_t j0)
+    __device__ DmmaCopies(const double* fragments, std::uint64_t stride, std::uint64_t i0, std::uint64_t j0)
         : m_a(fragments + FragmentOrder::blockStart(i0, 0, stride) + 2 * threadIdx.x)
+        , m_b(fragments + FragmentOrder::blockStart(j0, 0, stride) + 2 * threadIdx.x)
         , m_groupStride(FragmentOrder::blockStart(FragmentOrder::kFeatures, 0, stride))
-        , m_b({transposed}, {j0}, stride)
     {
         static_assert(2 * DmmaPolicy::kThreads == DmmaPolicy::kSteps * DmmaStage::kBlock);
     }
@@ -1030,30 +1031,28 @@ public:
     {
         const std::uint64_t offset = k0 / FragmentOrder::kSamples * DmmaStage::kBlock; // the stage's first block
 #pragma unroll
-        for (int g = 0; g < DmmaStage::kGroups; ++g)
+        for (int g = 0; g < DmmaStage::kGroups; ++g) {
             copyAsync16(&stage.a[g][0][0] + 2 * threadIdx.x, m_a + g * m_groupStride + offset);
-        m_b.issue(k0, stage.b);
+            copyAsync16(&stage.b[g][0][0] + 2 * threadIdx.x, m_b + g * m_groupStride + offset);
+        }
     }
 
 private:
     const double* m_a;
+    const double* m_b;
     std::uint64_t m_groupStride;
-    StageCopies<1, DmmaPolicy::kTile, DmmaPolicy::kThreads> m_b;
 };
 
 /// Accumulates this warp's 32×32 block of g for tile (i0, j0). The k slots q and q+4 of an mma carry a lane's
 /// samples 2q and 2q+1 of the step — the same permutation for A and B, so the sum over samples is unchanged.
-__device__ void gramTile(const double* __restrict__ fragments, const double* __restrict__ transposed,
-    std::uint64_t stride, std::uint64_t i0, std::uint64_t j0,
+__device__ void gramTile(const double* __restrict__ fragments, std::uint64_t stride, std::uint64_t i0, std::uint64_t j0,
     double (&acc)[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4], DmmaShared& shared)
 {
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     const int wg = (warp >> 1) * DmmaPolicy::kMTiles; // the warp's first m16 group
-    const int wn = (warp & 1) * DmmaPolicy::kWarpTile;
-    const int group = lane >> 2;
-    const int quad = lane & 3;
-    const DmmaCopies copies(fragments, transposed, stride, i0, j0);
+    const int wn = (warp & 1) * (DmmaPolicy::kWarpTile / FragmentOrder::kFeatures); // … and its first j-side group
+    const DmmaCopies copies(fragments, stride, i0, j0);
     forEachStage(copies, stride, shared.stages, [&](const DmmaStage& stage) {
 #pragma unroll
         for (int step = 0; step < DmmaPolicy::kSteps; ++step) {
@@ -1069,10 +1068,14 @@ __device__ void gramTile(const double* __restrict__ fragments, const double* __r
                 a[u][3] = high.y;
             }
 #pragma unroll
-            for (int v = 0; v < DmmaPolicy::kNTiles; ++v) {
-                const double2 col = *reinterpret_cast<const double2*>(&stage.b[0][step][wn + 8 * v + group][2 * quad]);
-                b[v][0] = col.x;
-                b[v][1] = col.y;
+            for (int w = 0; w < DmmaPolicy::kNTiles / 2; ++w) {
+                const double2 low = *reinterpret_cast<const double2*>(&stage.b[wn + w][step][2 * lane]);
+                const double2 high
+                    = *reinterpret_cast<const double2*>(&stage.b[wn + w][step][DmmaStage::kBlock / 2 + 2 * lane]);
+                b[2 * w][0] = low.x;
+                b[2 * w][1] = high.x;
+                b[2 * w + 1][0] = low.y;
+                b[2 * w + 1][1] = high.y;
             }
 #pragma unroll
             for (int u = 0; u < DmmaPolicy::kMTiles; ++u)
@@ -1123,11 +1126,10 @@ __device__ void storeTile(const double (&tile)[Tile][Stride], std::uint64_t i0, 
     }
 }
 
-__global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm)
-    dmmaPairsKernel(const double* __restrict__ fragments, const double* __restrict__ transposed, std::uint64_t stride,
-        const double* __restrict__ sumSquares, double scale, std::uint64_t p, std::uint64_t firstTile,
-        std::uint64_t rowBegin, std::uint64_t rowEnd, double* __restrict__ out, int shift, std::uint64_t* worklist,
-        unsigned int* worklistCount, unsigned int capacity)
+__global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm) dmmaPairsKernel(
+    const double* __restrict__ fragments, std::uint64_t stride, const double* __restrict__ sumSquares, double scale,
+    std::uint64_t p, std::uint64_t firstTile, std::uint64_t rowBegin, std::uint64_t rowEnd, double* __restrict__ out,
+    int shift, std::uint64_t* worklist, unsigned int* worklistCount, unsigned int capacity)
 {
     constexpr int kTile = DmmaPolicy::kTile;
     std::uint64_t r = 0, c = 0;
@@ -1144,7 +1146,7 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm
         copyAsync16(&sums[side][e], sumSquares + (side == 0 ? i0 : j0) + e);
     }
     double acc[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4] = {};
-    gramTile(fragments, transposed, stride, i0, j0, acc, shared);
+    gramTile(fragments, stride, i0, j0, acc, shared);
 
     // lrv = (s_i + s_j)/(N − 1) − 2·g/(N − 1) from the accumulators into the shared tile: one add and one fma on the
     // FP64 units, which the mma shares; the test for cancelling pairs on the integer units (cancelsByHighWords) ...
@@ -1709,9 +1711,9 @@ public:
                 m_flags.data(), m_capacity);
             KS_CUDA_CHECK_LAUNCH("weightedDmmaPairsKernel");
         } else {
-            dmmaPairsKernel<<<blocks, DmmaPolicy::kThreads, 0, stream()>>>(m_fragments.data(), m_transposed.data(),
-                m_stride, m_sumSquares.data(), 1.0 / static_cast<double>(m_n - 1), m_p, firstTile, rowBegin, rowEnd,
-                out, m_shift, m_worklist.data(), m_flags.data(), m_capacity);
+            dmmaPairsKernel<<<blocks, DmmaPolicy::kThreads, 0, stream()>>>(m_fragments.data(), m_stride,
+                m_sumSquares.data(), 1.0 / static_cast<double>(m_n - 1), m_p, firstTile, rowBegin, rowEnd, out, m_shift,
+                m_worklist.data(), m_flags.data(), m_capacity);
             KS_CUDA_CHECK_LAUNCH("dmmaPairsKernel");
         }
         if (m_combineFlags)
