@@ -145,16 +145,17 @@ double LrvDeviceRun::measureCopyCeiling()
     return best > 0.0 ? static_cast<double>(bytes) / (best * 1e6) : 0.0;
 }
 
-void LrvDeviceRun::launchCentred(
-    double* centred, double* sumSquares, double* transposed, std::uint64_t transposedStride, double* fragments)
+void LrvDeviceRun::launchCentred(double* centred, double* sumSquares, double* transposed,
+    std::uint64_t transposedStride, double* fragments, double* columns)
 {
     if (!m_mode.transformed()) {
-        launchCentredLogs(m_y.data(), m_n, m_p, centred, sumSquares, transposed, transposedStride, stream(), fragments);
+        launchCentredLogs(
+            m_y.data(), m_n, m_p, centred, sumSquares, transposed, transposedStride, stream(), fragments, columns);
         return;
     }
     launchFeatureScales(fullValues(), m_table.fullSamples(), m_p, m_mode.alpha, m_scale.data(), stream());
     launchCentredPowers(m_y.data(), m_n, m_p, m_mode.alpha, m_scale.data(), centred, sumSquares, transposed,
-        transposedStride, stream(), fragments);
+        transposedStride, stream(), fragments, columns);
 }
 
 LrvDeviceRun::~LrvDeviceRun()
@@ -240,6 +241,11 @@ struct FragmentOrder {
     static constexpr int kSamples = 8;
     __host__ __device__ static constexpr int featureOf(int slot) { return ((slot >> 3) & 7) + 8 * (slot & 1); }
     __host__ __device__ static constexpr int sampleOf(int slot) { return 2 * ((slot >> 1) & 3) + (slot >> 6); }
+    /// The same blocks for the mma's B operand (the j side), the column copy: slot o holds feature o >> 3 and sample
+    /// o & 7, so lane (g, q)'s loads at slots 2·lane and 64 + 2·lane are B(q, g), B(q + 4, g) for features g and
+    /// g + 8 — k slot q carrying sample 2q and slot q + 4 sample 2q + 1, as in the A blocks.
+    __host__ __device__ static constexpr int columnFeatureOf(int slot) { return slot >> 3; }
+    __host__ __device__ static constexpr int columnSampleOf(int slot) { return slot & 7; }
     /// Where the block holding (feature i, sample k) starts, for rows of `stride` samples.
     __host__ __device__ static constexpr std::uint64_t blockStart(
         std::uint64_t i, std::uint64_t k, std::uint64_t stride)
@@ -271,10 +277,12 @@ __device__ double sumOverRows(double value, double (&partial)[CentredLogsPolicy:
 
 /// A block of 32 samples × 32 features ([sample][feature]) written to the feature-major copy (rows `stride` apart)
 /// of features first…first + 31, samples k0…k0 + 31 below stride: a warp stores consecutive samples of one feature.
-/// With `fragments`, the block goes to the fragment-order copy too, features beyond p as the zeros the block holds
-/// for them. Waits for the block to be filled first and, after, for the reads to finish before it is refilled.
+/// With `fragments` and `columns`, the block goes to the fragment-order copies too (FragmentOrder's A and B blocks),
+/// features beyond p as the zeros the block holds for them. Waits for the block to be filled first and, after, for
+/// the reads to finish before it is refilled.
 __device__ void storeFeatureMajor(const double (&block)[CentredLogsPolicy::kFeatures][CentredLogsPolicy::kFeatures + 1],
-    std::uint64_t first, std::uint64_t k0, std::uint64_t p, double* transposed, std::uint64_t stride, double* fragments)
+    std::uint64_t first, std::uint64_t k0, std::uint64_t p, double* transposed, std::uint64_t stride, double* fragments,
+    double* columns)
 {
     constexpr int kFeatures = CentredLogsPolicy::kFeatures;
     const int tx = threadIdx.x % kFeatures;
@@ -299,6 +307,12 @@ __device__ void storeFeatureMajor(const double (&block)[CentredLogsPolicy::kFeat
                 + FragmentOrder::sampleOf(slot);
             if (k0 + k < stride)
                 fragments[FragmentOrder::blockStart(first + f, k0 + k, stride) + slot] = block[k][f];
+            const int fc = (b % (kFeatures / FragmentOrder::kFeatures)) * FragmentOrder::kFeatures
+                + FragmentOrder::columnFeatureOf(slot);
+            const int kc = (b / (kFeatures / FragmentOrder::kFeatures)) * FragmentOrder::kSamples
+                + FragmentOrder::columnSampleOf(slot);
+            if (k0 + kc < stride)
+                columns[FragmentOrder::blockStart(first + fc, k0 + kc, stride) + slot] = block[kc][fc];
         }
     }
     __syncthreads();
@@ -311,7 +325,7 @@ __device__ void storeFeatureMajor(const double (&block)[CentredLogsPolicy::kFeat
 template <bool kPower>
 __global__ void __launch_bounds__(CentredLogsPolicy::kThreads) centredFeaturesKernel(const double* __restrict__ y,
     std::uint64_t n, std::uint64_t p, double alpha, const double* __restrict__ scale, double* centred,
-    double* sumSquares, double* transposed, std::uint64_t stride, double* fragments)
+    double* sumSquares, double* transposed, std::uint64_t stride, double* fragments, double* columns)
 {
     constexpr int kFeatures = CentredLogsPolicy::kFeatures;
     constexpr int kRows = CentredLogsPolicy::kRows;
@@ -346,7 +360,7 @@ __global__ void __launch_bounds__(CentredLogsPolicy::kThreads) centredFeaturesKe
             block[ty + r * kRows][tx] = c;
         }
         if (transposed)
-            storeFeatureMajor(block, first, k0, p, transposed, stride, fragments);
+            storeFeatureMajor(block, first, k0, p, transposed, stride, fragments, columns);
     }
     const double total = sumOverRows(squares, partial);
     if (active && ty == 0)
@@ -359,6 +373,7 @@ struct CentredSlabPolicy {
     static constexpr int kRows = 16; ///< threads down the samples; a warp covers two samples of the 16 features
     static constexpr int kThreads = kFeatures * kRows;
     static constexpr int kPitch = kFeatures + 1; ///< doubles per sample in the slab (16 would put them in 2 banks)
+    static constexpr int kBatch = 8; ///< a thread's loads of Y issued together (N ≤ 128: all of them)
     /// Samples that fit, with the partial sums, in the 48 KB of shared memory a kernel gets without asking.
     static constexpr int kMaxSamples = 320;
     static std::size_t slabBytes(std::uint64_t n) { return n * kPitch * sizeof(double); }
@@ -371,7 +386,7 @@ struct CentredSlabPolicy {
 template <bool kPower>
 __global__ void __launch_bounds__(CentredSlabPolicy::kThreads) centredSlabKernel(const double* __restrict__ y,
     std::uint64_t n, std::uint64_t p, double alpha, const double* __restrict__ scale, double* centred,
-    double* sumSquares, double* transposed, std::uint64_t stride, double* fragments)
+    double* sumSquares, double* transposed, std::uint64_t stride, double* fragments, double* columns)
 {
     using P = CentredSlabPolicy;
     extern __shared__ double slab[]; // [sample][feature], P::kPitch apart; zero for features beyond p
@@ -394,14 +409,22 @@ __global__ void __launch_bounds__(CentredSlabPolicy::kThreads) centredSlabKernel
         return total;
     };
     double sum = 0.0;
-    for (int k = ty; k < samples; k += P::kRows) {
-        double l = 0.0;
-        if (active) {
-            const double v = y[k * p + i];
-            l = kPower ? pow(v, alpha) * featureScale : log(v);
+    for (int k0 = ty; k0 < samples; k0 += P::kBatch * P::kRows) {
+        double v[P::kBatch]; // the batch's loads all in flight before its first log
+#pragma unroll
+        for (int b = 0; b < P::kBatch; ++b) {
+            const int k = k0 + b * P::kRows;
+            v[b] = active && k < samples ? y[k * p + i] : 1.0;
         }
-        slab[k * P::kPitch + tx] = l;
-        sum += l;
+#pragma unroll
+        for (int b = 0; b < P::kBatch; ++b) {
+            const int k = k0 + b * P::kRows;
+            if (k < samples) {
+                const double l = !active ? 0.0 : kPower ? pow(v[b], alpha) * featureScale : log(v[b]);
+                slab[k * P::kPitch + tx] = l;
+                sum += l;
+            }
+        }
     }
     const double mean = sumOverRows(sum) / static_cast<double>(n);
     double squares = 0.0;
@@ -427,13 +450,20 @@ __global__ void __launch_bounds__(CentredSlabPolicy::kThreads) centredSlabKernel
         }
     }
     if (fragments) {
-        // The group's blocks of 8 samples follow one another: one run of 16·stride doubles, zeros beyond p and N.
+        // The group's blocks of 8 samples follow one another: one run of 16·stride doubles in each copy, zeros beyond
+        // p and N.
         constexpr int kSlots = FragmentOrder::kFeatures * FragmentOrder::kSamples;
         double* run = fragments + FragmentOrder::blockStart(first, 0, stride);
         for (int e = threadIdx.x; e < P::kFeatures * width; e += P::kThreads) {
             const int slot = e % kSlots;
             const int k = (e / kSlots) * FragmentOrder::kSamples + FragmentOrder::sampleOf(slot);
             run[e] = k < samples ? slab[k * P::kPitch + FragmentOrder::featureOf(slot)] : 0.0;
+        }
+        double* columnRun = columns + FragmentOrder::blockStart(first, 0, stride);
+        for (int e = threadIdx.x; e < P::kFeatures * width; e += P::kThreads) {
+            const int slot = e % kSlots;
+            const int k = (e / kSlots) * FragmentOrder::kSamples + FragmentOrder::columnSampleOf(slot);
+            columnRun[e] = k < samples ? slab[k * P::kPitch + FragmentOrder::columnFeatureOf(slot)] : 0.0;
         }
     }
 }
@@ -457,35 +487,35 @@ __global__ void __launch_bounds__(CentredLogsPolicy::kThreads)
 } // namespace
 
 void launchCentredLogs(const double* y, std::uint64_t n, std::uint64_t p, double* centred, double* sumSquares,
-    double* transposed, std::uint64_t transposedStride, cudaStream_t stream, double* fragments)
+    double* transposed, std::uint64_t transposedStride, cudaStream_t stream, double* fragments, double* columns)
 {
     if (n <= CentredSlabPolicy::kMaxSamples) {
         centredSlabKernel<false><<<device::blocksFor(p, CentredSlabPolicy::kFeatures), CentredSlabPolicy::kThreads,
             CentredSlabPolicy::slabBytes(n), stream>>>(
-            y, n, p, 0.0, nullptr, centred, sumSquares, transposed, transposedStride, fragments);
+            y, n, p, 0.0, nullptr, centred, sumSquares, transposed, transposedStride, fragments, columns);
         KS_CUDA_CHECK_LAUNCH("centredSlabKernel<log>");
         return;
     }
     centredFeaturesKernel<false>
         <<<device::blocksFor(p, CentredLogsPolicy::kFeatures), CentredLogsPolicy::kThreads, 0, stream>>>(
-            y, n, p, 0.0, nullptr, centred, sumSquares, transposed, transposedStride, fragments);
+            y, n, p, 0.0, nullptr, centred, sumSquares, transposed, transposedStride, fragments, columns);
     KS_CUDA_CHECK_LAUNCH("centredFeaturesKernel<log>");
 }
 
 void launchCentredPowers(const double* y, std::uint64_t n, std::uint64_t p, double alpha, const double* scale,
     double* centred, double* sumSquares, double* transposed, std::uint64_t transposedStride, cudaStream_t stream,
-    double* fragments)
+    double* fragments, double* columns)
 {
     if (n <= CentredSlabPolicy::kMaxSamples) {
         centredSlabKernel<true><<<device::blocksFor(p, CentredSlabPolicy::kFeatures), CentredSlabPolicy::kThreads,
             CentredSlabPolicy::slabBytes(n), stream>>>(
-            y, n, p, alpha, scale, centred, sumSquares, transposed, transposedStride, fragments);
+            y, n, p, alpha, scale, centred, sumSquares, transposed, transposedStride, fragments, columns);
         KS_CUDA_CHECK_LAUNCH("centredSlabKernel<power>");
         return;
     }
     centredFeaturesKernel<true>
         <<<device::blocksFor(p, CentredLogsPolicy::kFeatures), CentredLogsPolicy::kThreads, 0, stream>>>(
-            y, n, p, alpha, scale, centred, sumSquares, transposed, transposedStride, fragments);
+            y, n, p, alpha, scale, centred, sumSquares, transposed, transposedStride, fragments, columns);
     KS_CUDA_CHECK_LAUNCH("centredFeaturesKernel<power>");
 }
 
@@ -875,11 +905,10 @@ std::uint64_t dmmaFeatureRows(std::uint64_t p)
     return (p + DmmaPolicy::kTile - 1) / DmmaPolicy::kTile * DmmaPolicy::kTile;
 }
 
-/// One stage of samples for a 64×64 tile: both sides in FragmentOrder's blocks, [16-feature group][step], as the
-/// fragment-order copy holds them. Lane (g, q)'s two 16-byte loads of a block are, for the i side, the m16n8k8 A
-/// fragment of its 16 features (A(g, q), A(g + 8, q) and A(g, q + 4), A(g + 8, q + 4)) and, for the j side, the B
-/// fragments of two n8 tiles at once: B(q, g), B(q + 4, g) is the first value of each load for features 0–7 and the
-/// second for features 8–15. The registers come out of the loads in the mma's order, a warp's load is 512
+/// One stage of samples for a 64×64 tile: both sides in FragmentOrder's blocks, [16-feature group][step], the i side
+/// from the A copy and the j side from the B (column) copy. Lane (g, q)'s two 16-byte loads of a block are, on the
+/// i side, the m16n8k8 A fragment of its 16 features and, on the j side, the B fragments of two n8 tiles (features
+/// 0–7, then 8–15). The registers come out of the loads in the mma's order (no moves), a warp's load is 512
 /// contiguous bytes, and a stage of either side is a thread's 16 bytes of each group.
 struct DmmaStage {
     static constexpr int kGroups = DmmaPolicy::kTile / FragmentOrder::kFeatures;
@@ -1017,12 +1046,13 @@ __device__ __forceinline__ void dmma1688(double (&d)[4], const double (&a)[4], c
 }
 
 /// A stage's copies for a 64×64 tile: the four FragmentOrder groups of each side (each stage two contiguous 1 KiB
-/// blocks a group), a thread's 16 bytes of each.
+/// blocks a group), a thread's 16 bytes of each; the i side from the A copy, the j side from the column copy.
 class DmmaCopies {
 public:
-    __device__ DmmaCopies(const double* fragments, std::uint64_t stride, std::uint64_t i0, std::uint64_t j0)
+    __device__ DmmaCopies(
+        const double* fragments, const double* columns, std::uint64_t stride, std::uint64_t i0, std::uint64_t j0)
         : m_a(fragments + FragmentOrder::blockStart(i0, 0, stride) + 2 * threadIdx.x)
-        , m_b(fragments + FragmentOrder::blockStart(j0, 0, stride) + 2 * threadIdx.x)
+        , m_b(columns + FragmentOrder::blockStart(j0, 0, stride) + 2 * threadIdx.x)
         , m_groupStride(FragmentOrder::blockStart(FragmentOrder::kFeatures, 0, stride))
     {
         static_assert(2 * DmmaPolicy::kThreads == DmmaPolicy::kSteps * DmmaStage::kBlock);
@@ -1045,14 +1075,14 @@ private:
 
 /// Accumulates this warp's 32×32 block of g for tile (i0, j0). The k slots q and q+4 of an mma carry a lane's
 /// samples 2q and 2q+1 of the step — the same permutation for A and B, so the sum over samples is unchanged.
-__device__ void gramTile(const double* __restrict__ fragments, std::uint64_t stride, std::uint64_t i0, std::uint64_t j0,
-    double (&acc)[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4], DmmaShared& shared)
+__device__ void gramTile(const double* __restrict__ fragments, const double* __restrict__ columns, std::uint64_t stride,
+    std::uint64_t i0, std::uint64_t j0, double (&acc)[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4], DmmaShared& shared)
 {
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     const int wg = (warp >> 1) * DmmaPolicy::kMTiles; // the warp's first m16 group
     const int wn = (warp & 1) * (DmmaPolicy::kWarpTile / FragmentOrder::kFeatures); // … and its first j-side group
-    const DmmaCopies copies(fragments, stride, i0, j0);
+    const DmmaCopies copies(fragments, columns, stride, i0, j0);
     forEachStage(copies, stride, shared.stages, [&](const DmmaStage& stage) {
 #pragma unroll
         for (int step = 0; step < DmmaPolicy::kSteps; ++step) {
@@ -1073,8 +1103,8 @@ __device__ void gramTile(const double* __restrict__ fragments, std::uint64_t str
                 const double2 high
                     = *reinterpret_cast<const double2*>(&stage.b[wn + w][step][DmmaStage::kBlock / 2 + 2 * lane]);
                 b[2 * w][0] = low.x;
-                b[2 * w][1] = high.x;
-                b[2 * w + 1][0] = low.y;
+                b[2 * w][1] = low.y;
+                b[2 * w + 1][0] = high.x;
                 b[2 * w + 1][1] = high.y;
             }
 #pragma unroll
@@ -1126,10 +1156,11 @@ __device__ void storeTile(const double (&tile)[Tile][Stride], std::uint64_t i0, 
     }
 }
 
-__global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm) dmmaPairsKernel(
-    const double* __restrict__ fragments, std::uint64_t stride, const double* __restrict__ sumSquares, double scale,
-    std::uint64_t p, std::uint64_t firstTile, std::uint64_t rowBegin, std::uint64_t rowEnd, double* __restrict__ out,
-    int shift, std::uint64_t* worklist, unsigned int* worklistCount, unsigned int capacity)
+__global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm)
+    dmmaPairsKernel(const double* __restrict__ fragments, const double* __restrict__ columns, std::uint64_t stride,
+        const double* __restrict__ sumSquares, double scale, std::uint64_t p, std::uint64_t firstTile,
+        std::uint64_t rowBegin, std::uint64_t rowEnd, double* __restrict__ out, int shift, std::uint64_t* worklist,
+        unsigned int* worklistCount, unsigned int capacity)
 {
     constexpr int kTile = DmmaPolicy::kTile;
     std::uint64_t r = 0, c = 0;
@@ -1146,7 +1177,7 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm
         copyAsync16(&sums[side][e], sumSquares + (side == 0 ? i0 : j0) + e);
     }
     double acc[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4] = {};
-    gramTile(fragments, stride, i0, j0, acc, shared);
+    gramTile(fragments, columns, stride, i0, j0, acc, shared);
 
     // lrv = (s_i + s_j)/(N − 1) − 2·g/(N − 1) from the accumulators into the shared tile: one add and one fma on the
     // FP64 units, which the mma shares; the test for cancelling pairs on the integer units (cancelsByHighWords) ...
@@ -1357,7 +1388,7 @@ __global__ void __launch_bounds__(CentredLogsPolicy::kThreads) featureMajorKerne
             const std::uint64_t k = k0 + ty + r * CentredLogsPolicy::kRows;
             block[ty + r * CentredLogsPolicy::kRows][tx] = first + tx < p && k < n ? w[k * p + first + tx] : 0.0;
         }
-        storeFeatureMajor(block, first, k0, p, transposed, stride, nullptr);
+        storeFeatureMajor(block, first, k0, p, transposed, stride, nullptr, nullptr);
     }
 }
 } // namespace
@@ -1644,7 +1675,9 @@ private:
 std::uint64_t dmmaRefinedBytes(const data::ExpressionTable& t)
 {
     const std::uint64_t featureMajor = dmmaStride(t.samples) * dmmaFeatureRows(t.features);
-    return (t.samples * t.features + dmmaFeatureRows(t.features) + 2 * featureMajor) * sizeof(double);
+    // The feature-major copy, and W's (weighted) or the two fragment-order copies (unweighted).
+    const std::uint64_t copies = t.weights.empty() ? 3 : 2;
+    return (t.samples * t.features + dmmaFeatureRows(t.features) + copies * featureMajor) * sizeof(double);
 }
 
 class DmmaRefinedRun final : public LrvDeviceRun {
@@ -1658,6 +1691,7 @@ public:
         , m_centred(m_n * m_p)
         , m_transposed(m_stride * dmmaFeatureRows(m_p))
         , m_fragments(m_mode.weighted ? 0 : m_stride * dmmaFeatureRows(m_p))
+        , m_columns(m_mode.weighted ? 0 : m_stride * dmmaFeatureRows(m_p))
         , m_transposedWeights(m_mode.weighted ? m_stride * dmmaFeatureRows(m_p) : 0)
         , m_sumSquares(dmmaFeatureRows(m_p))
         , m_capacity(worklistCapacity(m_pairs))
@@ -1675,15 +1709,17 @@ public:
         // 32, with zeros).
         m_transposed.fillBytesAsync(0, stream());
         m_sumSquares.fillBytesAsync(0, stream());
-        if (m_mode.weighted)
+        if (m_mode.weighted) {
             m_transposedWeights.fillBytesAsync(0, stream());
-        else
+        } else {
             m_fragments.fillBytesAsync(0, stream());
+            m_columns.fillBytesAsync(0, stream());
+        }
     }
     void beforeChunks() override
     {
         launchCentred(m_centred.data(), m_sumSquares.data(), m_transposed.data(), m_stride,
-            m_mode.weighted ? nullptr : m_fragments.data());
+            m_mode.weighted ? nullptr : m_fragments.data(), m_mode.weighted ? nullptr : m_columns.data());
         if (m_mode.weighted) {
             featureMajorKernel<<<device::blocksFor(m_p, CentredLogsPolicy::kFeatures), CentredLogsPolicy::kThreads, 0,
                 stream()>>>(m_w.data(), m_n, m_p, m_transposedWeights.data(), m_stride);
@@ -1711,9 +1747,9 @@ public:
                 m_flags.data(), m_capacity);
             KS_CUDA_CHECK_LAUNCH("weightedDmmaPairsKernel");
         } else {
-            dmmaPairsKernel<<<blocks, DmmaPolicy::kThreads, 0, stream()>>>(m_fragments.data(), m_stride,
-                m_sumSquares.data(), 1.0 / static_cast<double>(m_n - 1), m_p, firstTile, rowBegin, rowEnd, out, m_shift,
-                m_worklist.data(), m_flags.data(), m_capacity);
+            dmmaPairsKernel<<<blocks, DmmaPolicy::kThreads, 0, stream()>>>(m_fragments.data(), m_columns.data(),
+                m_stride, m_sumSquares.data(), 1.0 / static_cast<double>(m_n - 1), m_p, firstTile, rowBegin, rowEnd,
+                out, m_shift, m_worklist.data(), m_flags.data(), m_capacity);
             KS_CUDA_CHECK_LAUNCH("dmmaPairsKernel");
         }
         if (m_combineFlags)
@@ -1731,7 +1767,8 @@ private:
     std::uint64_t m_stride; ///< samples per row of m_transposed: N rounded up to whole stages
     device::DeviceBuffer<double> m_centred;
     device::DeviceBuffer<double> m_transposed;
-    device::DeviceBuffer<double> m_fragments; ///< the centred logs in FragmentOrder (unweighted lrv)
+    device::DeviceBuffer<double> m_fragments; ///< the centred logs in FragmentOrder (unweighted lrv): A's blocks …
+    device::DeviceBuffer<double> m_columns; ///< … and B's
     device::DeviceBuffer<double> m_transposedWeights; ///< W feature-major like m_transposed (weighted lrv)
     device::DeviceBuffer<double> m_sumSquares; ///< whole tiles of them, zero beyond p
     unsigned int m_capacity;

@@ -38,17 +38,19 @@ struct OutputShare {
 
 /// Centred logs: C[k][i] = log Y[k][i] − mean_k log Y[k][i] (N × p, row-major like Y), and sumSquares[i] =
 /// Σ_k C[k][i]². Also the feature-major copy when `transposed` is not null: p rows of `transposedStride` ≥ N
-/// values, the samples then zeros; and, when `fragments` is not null (with `transposed`; the stride a multiple of 8),
-/// the same values in the tensor-core kernel's fragment order (cuda_variants.cu, fragmentIndex).
+/// values, the samples then zeros; and, when `fragments` and `columns` are not null (with `transposed`; the stride a
+/// multiple of 8), the same values in the tensor-core kernel's fragment order for its A and B operands
+/// (cuda_variants.cu, FragmentOrder).
 void launchCentredLogs(const double* y, std::uint64_t n, std::uint64_t p, double* centred, double* sumSquares,
-    double* transposed, std::uint64_t transposedStride, cudaStream_t stream, double* fragments = nullptr);
+    double* transposed, std::uint64_t transposedStride, cudaStream_t stream, double* fragments = nullptr,
+    double* columns = nullptr);
 
 /// Centred features for the alpha transform: C[k][i] = x_ki − mean_k x_ki with x_ki = Y[k][i]^alpha · scale[i]
 /// (scale[i] = 1 / (m_i·alpha), m_i the mean of Yfull^alpha's feature i, from launchFeatureScales), so that
 /// Σ_k (C[k][i] − C[k][j])² / (N − 1) is the alpha lrv; otherwise as launchCentredLogs.
 void launchCentredPowers(const double* y, std::uint64_t n, std::uint64_t p, double alpha, const double* scale,
     double* centred, double* sumSquares, double* transposed, std::uint64_t transposedStride, cudaStream_t stream,
-    double* fragments = nullptr);
+    double* fragments = nullptr, double* columns = nullptr);
 
 /// scale[i] = nf / (alpha · Σ_k full[k][i]^alpha) for the nf × p table `full` (Yfull, or Y itself).
 void launchFeatureScales(
@@ -118,7 +120,7 @@ protected:
     /// The centred features of an unweighted mode, enqueued on stream(): logs (launchCentredLogs), or with alpha the
     /// feature scales from Yfull then launchCentredPowers.
     void launchCentred(double* centred, double* sumSquares, double* transposed, std::uint64_t transposedStride,
-        double* fragments = nullptr);
+        double* fragments = nullptr, double* columns = nullptr);
     /// Yfull on the device: the uploaded reference, or Y.
     const double* fullValues() const { return m_full.size() != 0 ? m_full.data() : m_y.data(); }
 
