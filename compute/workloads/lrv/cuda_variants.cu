@@ -260,16 +260,17 @@ struct CentredLogsPolicy {
     static constexpr int kThreads = kFeatures * kRows;
 };
 
-/// Sum over the block's rows of a per-thread value, for this thread's feature; every thread gets it.
-__device__ double sumOverRows(double value, double (&partial)[CentredLogsPolicy::kRows][CentredLogsPolicy::kFeatures])
+/// Sum over the block's rows of a per-thread value, for this thread's feature (threads laid out Features to a row);
+/// every thread gets it.
+template <int Rows, int Features> __device__ double sumOverRows(double value, double (&partial)[Rows][Features])
 {
-    const int tx = threadIdx.x % CentredLogsPolicy::kFeatures;
-    const int ty = threadIdx.x / CentredLogsPolicy::kFeatures;
+    const int tx = threadIdx.x % Features;
+    const int ty = threadIdx.x / Features;
     partial[ty][tx] = value;
     __syncthreads();
     double total = 0.0;
 #pragma unroll
-    for (int r = 0; r < CentredLogsPolicy::kRows; ++r)
+    for (int r = 0; r < Rows; ++r)
         total += partial[r][tx];
     __syncthreads(); // partial is reused by the next sum
     return total;
@@ -301,18 +302,15 @@ __device__ void storeFeatureMajor(const double (&block)[CentredLogsPolicy::kFeat
         for (int e = threadIdx.x; e < kFeatures * kFeatures; e += CentredLogsPolicy::kThreads) {
             const int slot = e % kSlots;
             const int b = e / kSlots;
-            const int f = (b % (kFeatures / FragmentOrder::kFeatures)) * FragmentOrder::kFeatures
-                + FragmentOrder::featureOf(slot);
-            const int k = (b / (kFeatures / FragmentOrder::kFeatures)) * FragmentOrder::kSamples
-                + FragmentOrder::sampleOf(slot);
-            if (k0 + k < stride)
-                fragments[FragmentOrder::blockStart(first + f, k0 + k, stride) + slot] = block[k][f];
-            const int fc = (b % (kFeatures / FragmentOrder::kFeatures)) * FragmentOrder::kFeatures
-                + FragmentOrder::columnFeatureOf(slot);
-            const int kc = (b / (kFeatures / FragmentOrder::kFeatures)) * FragmentOrder::kSamples
-                + FragmentOrder::columnSampleOf(slot);
-            if (k0 + kc < stride)
-                columns[FragmentOrder::blockStart(first + fc, k0 + kc, stride) + slot] = block[kc][fc];
+            // The block's first feature and sample within the 32 × 32: both copies put slot `slot` of their block
+            // (group f0, step k0 + s0) at the same place.
+            const int f0 = (b % (kFeatures / FragmentOrder::kFeatures)) * FragmentOrder::kFeatures;
+            const int s0 = (b / (kFeatures / FragmentOrder::kFeatures)) * FragmentOrder::kSamples;
+            if (k0 + s0 >= stride)
+                continue;
+            const std::uint64_t at = FragmentOrder::blockStart(first + f0, k0 + s0, stride) + slot;
+            fragments[at] = block[s0 + FragmentOrder::sampleOf(slot)][f0 + FragmentOrder::featureOf(slot)];
+            columns[at] = block[s0 + FragmentOrder::columnSampleOf(slot)][f0 + FragmentOrder::columnFeatureOf(slot)];
         }
     }
     __syncthreads();
@@ -398,16 +396,6 @@ __global__ void __launch_bounds__(CentredSlabPolicy::kThreads) centredSlabKernel
     const std::uint64_t i = first + tx;
     const bool active = i < p;
     const double featureScale = kPower && active ? scale[i] : 1.0;
-    const auto sumOverRows = [&](double value) {
-        partial[ty][tx] = value;
-        __syncthreads();
-        double total = 0.0;
-#pragma unroll
-        for (int r = 0; r < P::kRows; ++r)
-            total += partial[r][tx];
-        __syncthreads(); // partial is reused by the next sum
-        return total;
-    };
     double sum = 0.0;
     for (int k0 = ty; k0 < samples; k0 += P::kBatch * P::kRows) {
         double v[P::kBatch]; // the batch's loads all in flight before its first log
@@ -426,7 +414,7 @@ __global__ void __launch_bounds__(CentredSlabPolicy::kThreads) centredSlabKernel
             }
         }
     }
-    const double mean = sumOverRows(sum) / static_cast<double>(n);
+    const double mean = sumOverRows(sum, partial) / static_cast<double>(n);
     double squares = 0.0;
     for (int k = ty; k < samples; k += P::kRows) {
         const double c = active ? slab[k * P::kPitch + tx] - mean : 0.0;
@@ -435,7 +423,7 @@ __global__ void __launch_bounds__(CentredSlabPolicy::kThreads) centredSlabKernel
             centred[k * p + i] = c;
         squares = fma(c, c, squares);
     }
-    const double total = sumOverRows(squares); // its barriers also make the slab whole for every thread
+    const double total = sumOverRows(squares, partial); // its barriers also make the slab whole for every thread
     if (active && ty == 0)
         sumSquares[i] = total;
     const int width = static_cast<int>(stride);
