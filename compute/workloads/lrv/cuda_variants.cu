@@ -880,8 +880,8 @@ struct DmmaPolicy {
     static constexpr int kOutStride = kTile + 8;
 };
 
-/// Samples in a row of the feature-major centred logs the kernel reads: N rounded up to whole stages, padded with
-/// zeros.
+/// Samples in a row of the centred logs the tensor-core kernels read (the feature-major copy, W's, and a fragment-order
+/// copy's run of blocks for 16 features): N rounded up to whole stages, padded with zeros.
 std::uint64_t dmmaStride(std::uint64_t n)
 {
     return (n + DmmaPolicy::kDepth - 1) / DmmaPolicy::kDepth * DmmaPolicy::kDepth;
