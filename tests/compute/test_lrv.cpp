@@ -6,7 +6,6 @@
 #include "compute/workloads/lrv/lrv.h"
 #include "data/hdf5_file.h"
 
-#include <cfloat>
 #include <cmath>
 #include <filesystem>
 #include <gtest/gtest.h>
@@ -108,7 +107,7 @@ TEST(LrvCancellation, TheHighWordTestFlagsEveryPairUnderTauAndFewAbove)
     std::uniform_real_distribution<double> exponent(-40.0, 40.0);
     std::uniform_real_distribution<double> ratio(-0.5, 2.0);
     for (std::uint64_t n : {3, 80, 1000, 100000}) {
-        const double tau = static_cast<double>(n) * DBL_EPSILON * 1e10;
+        const double tau = lrv::cancellationThreshold(n);
         const int shift = lrv::cancellationShift(tau);
         for (int t = 0; t < 200000; ++t) {
             const double terms = std::exp2(exponent(random));

@@ -6,7 +6,6 @@
 #include "compute/workloads/lrv/lrv_device.cuh"
 
 #include <algorithm>
-#include <cfloat>
 #include <cstdio>
 #include <functional>
 #include <type_traits>
@@ -827,11 +826,6 @@ unsigned int worklistCapacity(std::uint64_t pairs)
 {
     return static_cast<unsigned>(std::min<std::uint64_t>(
         0x7fffffffULL, std::max(RefinePolicy::kMinWorklist, pairs / RefinePolicy::kWorklistDivisor)));
-}
-
-double cancellationThreshold(std::uint64_t n)
-{
-    return static_cast<double>(n) * DBL_EPSILON * 1e10;
 }
 
 void launchRefinement(const double* transposed, std::uint64_t transposedStride, const double* centred, std::uint64_t n,

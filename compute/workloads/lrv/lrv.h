@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +49,13 @@ KS_HOST_DEVICE inline void pairAt(std::uint64_t k, std::uint64_t& i, std::uint64
 KS_HOST_DEVICE inline std::uint64_t rowStart(std::uint64_t i)
 {
     return i * (i - 1) / 2;
+}
+
+/// The expansion lrv = (s_i + s_j − 2·g_ij)/(N − 1) rounds with an error of about N·eps·(s_i + s_j); a pair whose
+/// numerator is under tau·(s_i + s_j) may have lost more than 1e-10 of its value and is recomputed directly.
+inline double cancellationThreshold(std::uint64_t n)
+{
+    return static_cast<double>(n) * std::numeric_limits<double>::epsilon() * 1e10;
 }
 
 /// The tensor-core expansion's test for a cancelling pair, value < tau·terms (value its lrv, terms (s_i + s_j)/(N −

@@ -70,10 +70,6 @@ void launchWeightedTiledPairs(const double* centred, const double* weights, std:
 /// Room in a chunk's worklist of pairs to recompute: a sixteenth of the pairs, at least 1024.
 unsigned int worklistCapacity(std::uint64_t pairs);
 
-/// The expansion lrv = (s_i + s_j − 2·g_ij)/(N − 1) rounds with an error of about N·eps·(s_i + s_j); a pair whose
-/// numerator is under tau·(s_i + s_j) may have lost more than 1e-10 of its value and is recomputed directly.
-double cancellationThreshold(std::uint64_t n);
-
 /// After an expansion wrote rows [rowBegin, rowEnd): recomputes every listed pair directly from the feature-major
 /// centred logs (rows `transposedStride` apart), and — when more pairs were flagged than the list holds (flags[0] >
 /// capacity) — instead the whole chunk with the tiled kernel; one launch, the choice taken on the device so the stream
