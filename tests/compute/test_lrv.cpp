@@ -7,9 +7,11 @@
 #include "data/hdf5_file.h"
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <random>
+#include <set>
 
 namespace ks {
 namespace {
@@ -72,6 +74,37 @@ TEST(LrvPairs, IndexAndInverseAgreeFar64Bit)
         }
     EXPECT_EQ(lrv::pairCount(50000), 1249975000ull);
     EXPECT_EQ(lrv::pairCount(100000), 4999950000ull) << "beyond 32 bits";
+}
+
+TEST(LrvPairs, TheGroupedTriangleOrderVisitsEveryEntryOfItsRowsOnceColumnByColumnInEachGroup)
+{
+    // The tensor-core kernel takes its tiles in triangleAtGrouped's order: over a chunk's rows (from row 0 or not,
+    // the last group whole or short), every entry of those rows once, inside the group row by row would hold it, and
+    // a group's columns in increasing order; near the last row that starts below 2^32 too.
+    for (const std::uint32_t groupRows : {1u, 3u, 8u})
+        for (const auto& [firstRow, endRow] : std::vector<std::pair<std::uint32_t, std::uint32_t>> {
+                 {0, 1}, {0, 17}, {5, 6}, {5, 29}, {8, 24}, {100, 157}, {469, 470}, {92000, 92010}}) {
+            const std::uint64_t first = std::uint64_t {firstRow} * (firstRow + 1) / 2;
+            const std::uint64_t end = std::uint64_t {endRow} * (endRow + 1) / 2;
+            std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
+            std::uint64_t lastColumn = 0, lastGroup = firstRow;
+            for (std::uint64_t k = first; k < end; ++k) {
+                std::uint64_t r = 0, c = 0;
+                triangleAtGrouped(static_cast<std::uint32_t>(k), firstRow, endRow, groupRows, r, c);
+                ASSERT_TRUE(r >= firstRow && r < endRow && c <= r) << "k " << k << ": (" << r << ", " << c << ")";
+                ASSERT_TRUE(seen.emplace(r, c).second) << "k " << k << ": (" << r << ", " << c << ") twice";
+                const std::uint64_t group = firstRow + (r - firstRow) / groupRows * groupRows;
+                std::uint64_t rowMajor = 0, ignored = 0;
+                triangleAtSmall(static_cast<std::uint32_t>(k), rowMajor, ignored);
+                ASSERT_EQ(group, firstRow + (rowMajor - firstRow) / groupRows * groupRows) << "k " << k;
+                if (group == lastGroup && k > first) {
+                    ASSERT_GE(c, lastColumn) << "k " << k;
+                }
+                lastGroup = group;
+                lastColumn = c;
+            }
+            EXPECT_EQ(seen.size(), end - first);
+        }
 }
 
 TEST(LrvPairs, TheSinglePrecisionTriangleIndexIsExactBelow2To32)
@@ -337,6 +370,36 @@ TEST(LrvAccuracy, CentredLogsAgreeEitherSideOfTheSharedMemoryBound)
                 EXPECT_LE(lrvWorkload().compare(runVariant(id, d, mode), ref, d, params).value, 1e-9)
                     << id << ", " << samples << " samples" << (mode.empty() ? "" : ", alpha 0.5");
         }
+}
+
+TEST(LrvAccuracy, EitherTileOrderGivesTheSameBitsWholeOrInChunks)
+{
+    // The tensor-core kernels take their tiles row by row or in groups of tile rows swept column by column; each
+    // pair comes from the same tile and the same sums either way, so the bits must match — over whole groups and a
+    // short last one (1,500 features: 24 tile rows of 64, 47 of 32), on the device at once and streamed in chunks
+    // of 1 MiB (each chunk's rows grouped from its first), unweighted and weighted — and the reference within the bar.
+    const auto& dmma = *lrvWorkload().findVariant("dmma_refined");
+    if (const auto reason = unavailableReason(dmma); !reason.empty())
+        GTEST_SKIP() << reason;
+    for (const char* weights : {"none", "random"}) {
+        const auto d = generated(
+            {{"samples", "37"}, {"features", "1500"}, {"planted", "10"}, {"noise", "1e-5"}, {"weights", weights}});
+        const Result ref = runVariant("reference", d);
+        for (const char* chunk : {"0", "1"}) {
+            std::map<std::string, std::string> rows {{"group_rows", "1"}, {"device_output_mb", chunk}};
+            std::map<std::string, std::string> groups {{"group_rows", "16"}, {"device_output_mb", chunk}};
+            const Result byRows = runVariant("dmma_refined", d, rows);
+            const Result byGroups = runVariant("dmma_refined", d, groups);
+            ASSERT_EQ(byRows.values.size(), byGroups.values.size());
+            EXPECT_EQ(
+                0, std::memcmp(byRows.values.data(), byGroups.values.data(), byRows.values.size() * sizeof(double)))
+                << "weights " << weights << ", device_output_mb " << chunk;
+            EXPECT_LE(
+                lrvWorkload().compare(byGroups, ref, d, ParamSet::parse(lrvWorkload().parameters(), groups)).value,
+                1e-9)
+                << "weights " << weights << ", device_output_mb " << chunk;
+        }
+    }
 }
 
 TEST(LrvAccuracy, TheExpansionLosesDigitsOnNearlyProportionalPairsAndRefinementRestoresThem)

@@ -182,6 +182,12 @@ public:
                 "cap on the GPU output buffer in MiB; a larger output streams to the host in row chunks while "
                 "the next chunk computes (0: as much as fits)",
                 0, 0, 1'000'000),
+            Axis::integer("group_rows",
+                "dmma_refined: the triangle's tile rows its blocks take together, each group swept column by column "
+                "(1: row by row; 0: auto — row by row while its two centred copies fit in half of L2, else groups of "
+                "2,048 features)",
+                0, 0, 1 << 16)
+                .readOnlyBy({"dmma_refined", "dmma_refined_multi"}),
         };
     }
 
