@@ -41,6 +41,16 @@ function(ks_target_defaults target)
     endif()
 endfunction()
 
+# Sources that are set-up, parsing and bookkeeping rather than hot loops compile at -O1 in sanitised builds, which only
+# run tests: with the sanitisers -O3 doubles their compile time (cli.cpp 84 → 44 s) for nothing the tests need. The
+# code the tests time or train with (the workloads) keeps the build type's optimisation.
+function(ks_light_optimisation_when_sanitised)
+    if(KS_SANITIZE)
+        set_property(SOURCE ${ARGN} DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" APPEND PROPERTY COMPILE_OPTIONS
+            $<$<CONFIG:Release,RelWithDebInfo>:-O1>)
+    endif()
+endfunction()
+
 # One way to declare a test: ks_add_test(NAME SOURCES ... LIBS ... [LABELS ...] [OWN_MAIN] [SERIAL])
 # Each GoogleTest case becomes its own CTest test, so ctest can run them in parallel. OWN_MAIN: the sources bring
 # their own main() (the GUI tests create a QApplication first). SERIAL: the cases run alone (timing-sensitive).
@@ -59,6 +69,10 @@ function(ks_add_test name)
     # type's optimisation — the sanitised build with everything at -O1 ran the Fashion-MNIST training test in 331
     # instead of 122 s.
     target_compile_options(${name} PRIVATE $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CONFIG:Release,RelWithDebInfo>>:-O1>)
+    # GoogleTest's header and the standard library's most used ones are parsed once a target, not once a file.
+    target_precompile_headers(${name} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:<gtest/gtest.h$<ANGLE-R>>"
+        "$<$<COMPILE_LANGUAGE:CXX>:<filesystem$<ANGLE-R>>" "$<$<COMPILE_LANGUAGE:CXX>:<fstream$<ANGLE-R>>"
+        "$<$<COMPILE_LANGUAGE:CXX>:<string$<ANGLE-R>>" "$<$<COMPILE_LANGUAGE:CXX>:<vector$<ANGLE-R>>")
     include(GoogleTest)
     set(serial FALSE)
     if(ARG_SERIAL)
