@@ -1176,11 +1176,23 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm
     constexpr int kTile = DmmaPolicy::kTile;
     std::uint64_t r = 0, c = 0;
     const auto tile = static_cast<std::uint32_t>(firstTile + blockIdx.x); // computeChunk: tiles below 2^32
-    if constexpr (kGrouped) // the chunk's tile rows (tilesForRows') in groups, each swept column by column
-        triangleAtGrouped(tile, static_cast<std::uint32_t>(rowBegin / kTile),
-            static_cast<std::uint32_t>((rowEnd + kTile - 1) / kTile), groupRows, r, c);
-    else
+    if constexpr (kGrouped) {
+        // The chunk's tile rows (tilesForRows') in groups, each swept column by column. One thread finds the tile:
+        // the mapping's registers, live in every thread, made the kernel spill 56 bytes (5.7 M local requests at
+        // 200 × 30,000).
+        __shared__ std::uint32_t at[2];
+        if (threadIdx.x == 0) {
+            triangleAtGrouped(tile, static_cast<std::uint32_t>(rowBegin / kTile),
+                static_cast<std::uint32_t>((rowEnd + kTile - 1) / kTile), groupRows, r, c);
+            at[0] = static_cast<std::uint32_t>(r);
+            at[1] = static_cast<std::uint32_t>(c);
+        }
+        __syncthreads();
+        r = at[0];
+        c = at[1];
+    } else {
         triangleAtSmall(tile, r, c);
+    }
     const std::uint64_t i0 = r * kTile;
     const std::uint64_t j0 = c * kTile;
     __shared__ DmmaShared shared;
