@@ -42,8 +42,8 @@ struct Timing {
 };
 
 template <int M>
-__global__ void __launch_bounds__(128, 4) ceilingKernel(
-    std::uint64_t tiles, int steps, double2* out, std::uint64_t outTiles, Timing* timing)
+__global__ void __launch_bounds__(128, 4)
+    ceilingKernel(std::uint64_t tiles, int steps, double2* out, std::uint64_t outTiles, Timing* timing)
 {
     long long c0 = clock64();
     unsigned long long t0;
@@ -147,7 +147,8 @@ int main(int argc, char** argv)
     const double flops = 2.0 * static_cast<double>(tiles) * 1024.0 * 8.0 * steps;
     cudaDeviceProp prop {};
     CHECK(cudaGetDeviceProperties(&prop, 0));
-    std::printf("%s, %d SMs; p = %llu, N = %llu: %llu warp tiles of 32 x 32, %d k8 steps each, %.3g FLOP, %.3g GB out\n",
+    std::printf(
+        "%s, %d SMs; p = %llu, N = %llu: %llu warp tiles of 32 x 32, %d k8 steps each, %.3g FLOP, %.3g GB out\n",
         prop.name, prop.multiProcessorCount, static_cast<unsigned long long>(p), static_cast<unsigned long long>(n),
         static_cast<unsigned long long>(tiles), steps, flops, tiles * 8192.0 / 1e9);
     double2* out = nullptr;
