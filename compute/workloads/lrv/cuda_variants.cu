@@ -989,12 +989,14 @@ private:
     int m_target;
 };
 
-/// Runs consume(stage) over the stages of samples [0, stride) in order, double-buffered: stage s + 1's copies fly
-/// while the tensor cores work on stage s. One barrier a stage: once stage s has landed for every thread, every
+/// Runs consume(stage, steps) over the stages of samples [0, stride) in order, double-buffered: stage s + 1's copies
+/// fly while the tensor cores work on stage s. One barrier a stage: once stage s has landed for every thread, every
 /// thread is also done with stage s − 1, whose buffer then takes stage s + 1. Ends with a barrier, so the caller
-/// may reuse the buffers' memory.
+/// may reuse the buffers' memory. `steps` is the stage's k8 steps to compute: kSteps, and `lastSteps` in the last
+/// stage (lastStageSteps).
 template <class Copies, class Stage, class Consume>
-__device__ void forEachStage(const Copies& copies, std::uint64_t stride, Stage (&buffers)[2], Consume&& consume)
+__device__ void forEachStage(
+    const Copies& copies, std::uint64_t stride, int lastSteps, Stage (&buffers)[2], Consume&& consume)
 {
     const std::uint64_t stages = stride / DmmaPolicy::kDepth;
     copies.issue(0, buffers[0]);
@@ -1006,9 +1008,17 @@ __device__ void forEachStage(const Copies& copies, std::uint64_t stride, Stage (
             copies.issue((s + 1) * DmmaPolicy::kDepth, buffers[(s + 1) & 1]);
             commitCopies();
         }
-        consume(buffers[s & 1]);
+        consume(buffers[s & 1], s + 1 < stages ? int(DmmaPolicy::kSteps) : lastSteps);
     }
     __syncthreads();
+}
+
+/// The k8 steps of the last stage that hold any of the N samples: 1 when the stride's last kStep samples are padding
+/// (zeros, whose mma would add nothing; N mod kDepth in (0, kStep], e.g. 200 samples: 25 steps of 26), else kSteps.
+__host__ __device__ constexpr int lastStageSteps(std::uint64_t samples, std::uint64_t stride)
+{
+    static_assert(DmmaPolicy::kSteps == 2, "a last stage is whole or one step");
+    return samples + DmmaPolicy::kStep <= stride ? 1 : DmmaPolicy::kSteps;
 }
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 900 // Hopper uses the m16n8k8 instruction below
@@ -1084,18 +1094,22 @@ __device__ __forceinline__ BlockPair loadBlockPair(const double (&block)[DmmaSta
 }
 
 /// Accumulates this warp's 32×32 block of g for tile (i0, j0). The k slots q and q+4 of an mma carry a lane's
-/// samples 2q and 2q+1 of the step — the same permutation for A and B, so the sum over samples is unchanged.
+/// samples 2q and 2q+1 of the step — the same permutation for A and B, so the sum over samples is unchanged. The last
+/// stage computes `lastSteps` steps (forEachStage).
 __device__ void gramTile(const double* __restrict__ fragments, const double* __restrict__ columns, std::uint64_t stride,
-    std::uint64_t i0, std::uint64_t j0, double (&acc)[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4], DmmaShared& shared)
+    int lastSteps, std::uint64_t i0, std::uint64_t j0, double (&acc)[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4],
+    DmmaShared& shared)
 {
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     const int wg = (warp >> 1) * DmmaPolicy::kMTiles; // the warp's first m16 group
     const int wn = (warp & 1) * (DmmaPolicy::kWarpTile / FragmentOrder::kFeatures); // … and its first j-side group
     const DmmaCopies copies(fragments, columns, stride, i0, j0);
-    forEachStage(copies, stride, shared.stages, [&](const DmmaStage& stage) {
+    forEachStage(copies, stride, lastSteps, shared.stages, [&](const DmmaStage& stage, int steps) {
 #pragma unroll
         for (int step = 0; step < DmmaPolicy::kSteps; ++step) {
+            if (step > 0 && step >= steps)
+                break;
             double a[DmmaPolicy::kMTiles][4], b[DmmaPolicy::kNTiles][2];
 #pragma unroll
             for (int u = 0; u < DmmaPolicy::kMTiles; ++u) {
@@ -1164,9 +1178,29 @@ __device__ void storeTile(const double (&tile)[Tile][Stride], std::uint64_t i0, 
     }
 }
 
+/// Tile (r, c) of a chunk's tile `tile`: the chunk's tile rows (tilesForRows') in TileOrder's groups of groupRows, each
+/// swept column by column. One thread finds it and shares it through the kernel's `at`: the mapping's registers, live
+/// in every thread, made dmmaPairsKernel spill 56 bytes (5.7 M local requests at 200 × 30,000). Ends with a barrier.
+/// (The array is the kernel's: a __shared__ array declared in here made the kernel 46 % slower at 200 × 30,000.)
+__device__ __forceinline__ void groupedTileAt(std::uint32_t tile, std::uint64_t rowBegin, std::uint64_t rowEnd,
+    unsigned tileSize, unsigned groupRows, std::uint32_t (&at)[2], std::uint64_t& r, std::uint64_t& c)
+{
+    if (threadIdx.x == 0) {
+        triangleAtGrouped(tile, static_cast<std::uint32_t>(rowBegin / tileSize),
+            static_cast<std::uint32_t>((rowEnd + tileSize - 1) / tileSize), groupRows, r, c);
+        at[0] = static_cast<std::uint32_t>(r);
+        at[1] = static_cast<std::uint32_t>(c);
+    }
+    __syncthreads();
+    r = at[0];
+    c = at[1];
+}
+
 /// kGrouped: the tiles in TileOrder's groups of groupRows tile rows (else row by row, and groupRows unread; a template
 /// argument, since the row-by-row kernel compiled with the grouped code beside it ran 2 % slower at 80 × 10,000).
-template <bool kGrouped>
+/// kHalfLast: the last stage is one k8 step (lastStageSteps; its own instance, as a runtime step count cost 1.5 % at
+/// 80 × 10,000, where every stage is whole).
+template <bool kGrouped, bool kHalfLast>
 __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm)
     dmmaPairsKernel(const double* __restrict__ fragments, const double* __restrict__ columns, std::uint64_t stride,
         const double* __restrict__ sumSquares, double scale, std::uint64_t p, std::uint64_t firstTile,
@@ -1177,19 +1211,8 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm
     std::uint64_t r = 0, c = 0;
     const auto tile = static_cast<std::uint32_t>(firstTile + blockIdx.x); // computeChunk: tiles below 2^32
     if constexpr (kGrouped) {
-        // The chunk's tile rows (tilesForRows') in groups, each swept column by column. One thread finds the tile:
-        // the mapping's registers, live in every thread, made the kernel spill 56 bytes (5.7 M local requests at
-        // 200 × 30,000).
         __shared__ std::uint32_t at[2];
-        if (threadIdx.x == 0) {
-            triangleAtGrouped(tile, static_cast<std::uint32_t>(rowBegin / kTile),
-                static_cast<std::uint32_t>((rowEnd + kTile - 1) / kTile), groupRows, r, c);
-            at[0] = static_cast<std::uint32_t>(r);
-            at[1] = static_cast<std::uint32_t>(c);
-        }
-        __syncthreads();
-        r = at[0];
-        c = at[1];
+        groupedTileAt(tile, rowBegin, rowEnd, kTile, groupRows, at, r, c);
     } else {
         triangleAtSmall(tile, r, c);
     }
@@ -1205,7 +1228,7 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm
         copyAsync16(&sums[side][e], sumSquares + (side == 0 ? i0 : j0) + e);
     }
     double acc[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4] = {};
-    gramTile(fragments, columns, stride, i0, j0, acc, shared);
+    gramTile(fragments, columns, stride, kHalfLast ? 1 : DmmaPolicy::kSteps, i0, j0, acc, shared);
 
     // lrv = (s_i + s_j)/(N − 1) − 2·g/(N − 1) from the accumulators into the shared tile: one add and one fma on the
     // FP64 units, which the mma shares; the test for cancelling pairs on the integer units (cancelsByHighWords) ...
@@ -1290,7 +1313,7 @@ struct WeightedDmmaPolicy {
 };
 
 /// Stages as DmmaShared's, for four arrays of 32 features; then the finished 32×32 tile.
-union WeightedDmmaShared {
+union alignas(16) WeightedDmmaShared {
     double stages[2][WeightedDmmaPolicy::kArrays][DmmaPolicy::kSteps][WeightedDmmaPolicy::kTile][DmmaPolicy::kStep];
     double tile[WeightedDmmaPolicy::kTile][WeightedDmmaPolicy::kOutStride];
 };
@@ -1305,7 +1328,8 @@ struct WeightedSums {
 };
 
 __device__ void weightedGramTile(const double* __restrict__ transposed, const double* __restrict__ transposedWeights,
-    std::uint64_t stride, std::uint64_t i0, std::uint64_t j0, WeightedSums& sums, WeightedDmmaShared& shared)
+    std::uint64_t stride, std::uint64_t samples, std::uint64_t i0, std::uint64_t j0, WeightedSums& sums,
+    WeightedDmmaShared& shared)
 {
     using Policy = WeightedDmmaPolicy;
     const int lane = threadIdx.x & 31;
@@ -1316,9 +1340,11 @@ __device__ void weightedGramTile(const double* __restrict__ transposed, const do
     const int quad = lane & 3;
     const StageCopies<Policy::kArrays, Policy::kTile, Policy::kThreads> copies(
         {transposed, transposedWeights, transposed, transposedWeights}, {i0, i0, j0, j0}, stride);
-    forEachStage(copies, stride, shared.stages, [&](const auto& stage) {
+    forEachStage(copies, stride, lastStageSteps(samples, stride), shared.stages, [&](const auto& stage, int steps) {
 #pragma unroll
         for (int step = 0; step < DmmaPolicy::kSteps; ++step) {
+            if (step > 0 && step >= steps)
+                break;
             // A's fragments: W_i and then B_i, Q_i, W_i² from them and C_i.
             const double2 cTop = *reinterpret_cast<const double2*>(&stage[0][step][wm + group][2 * quad]);
             const double2 cBottom = *reinterpret_cast<const double2*>(&stage[0][step][wm + group + 8][2 * quad]);
@@ -1357,21 +1383,20 @@ __device__ void weightedGramTile(const double* __restrict__ transposed, const do
 
 __global__ void __launch_bounds__(WeightedDmmaPolicy::kThreads, WeightedDmmaPolicy::kBlocksPerSm)
     weightedDmmaPairsKernel(const double* __restrict__ transposed, const double* __restrict__ transposedWeights,
-        std::uint64_t stride, std::uint64_t p, std::uint64_t firstTile, std::uint64_t rowBegin, std::uint64_t rowEnd,
-        unsigned groupRows, double* __restrict__ out, double tau, std::uint64_t* worklist, unsigned int* worklistCount,
-        unsigned int capacity)
+        std::uint64_t stride, std::uint64_t samples, std::uint64_t p, std::uint64_t firstTile, std::uint64_t rowBegin,
+        std::uint64_t rowEnd, unsigned groupRows, double* __restrict__ out, double tau, std::uint64_t* worklist,
+        unsigned int* worklistCount, unsigned int capacity)
 {
     using Policy = WeightedDmmaPolicy;
     std::uint64_t r = 0, c = 0;
-    triangleAtGrouped(static_cast<std::uint32_t>(firstTile + blockIdx.x),
-        static_cast<std::uint32_t>(rowBegin / Policy::kTile),
-        static_cast<std::uint32_t>((rowEnd + Policy::kTile - 1) / Policy::kTile), groupRows, r,
+    __shared__ std::uint32_t at[2];
+    groupedTileAt(static_cast<std::uint32_t>(firstTile + blockIdx.x), rowBegin, rowEnd, Policy::kTile, groupRows, at, r,
         c); // computeChunk: tiles below 2^32
     const std::uint64_t i0 = r * Policy::kTile;
     const std::uint64_t j0 = c * Policy::kTile;
     __shared__ WeightedDmmaShared shared;
     WeightedSums sums;
-    weightedGramTile(transposed, transposedWeights, stride, i0, j0, sums, shared);
+    weightedGramTile(transposed, transposedWeights, stride, samples, i0, j0, sums, shared);
 
     // Weighted lrv from the accumulators into the shared tile (flagging cancelling pairs on the way) ...
     const int lane = threadIdx.x & 31;
@@ -1777,11 +1802,14 @@ public:
             throw ComputeError("lrv: too many tiles for the tensor-core kernel's tile index");
         if (m_mode.weighted) {
             weightedDmmaPairsKernel<<<blocks, WeightedDmmaPolicy::kThreads, 0, stream()>>>(m_transposed.data(),
-                m_transposedWeights.data(), m_stride, m_p, firstTile, rowBegin, rowEnd, m_groupRows, out, m_tau,
+                m_transposedWeights.data(), m_stride, m_n, m_p, firstTile, rowBegin, rowEnd, m_groupRows, out, m_tau,
                 m_worklist.data(), m_flags.data(), m_capacity);
             KS_CUDA_CHECK_LAUNCH("weightedDmmaPairsKernel");
         } else {
-            const auto kernel = m_groupRows > 1 ? dmmaPairsKernel<true> : dmmaPairsKernel<false>;
+            const bool halfLast = lastStageSteps(m_n, m_stride) == 1;
+            const auto kernel = m_groupRows > 1
+                ? (halfLast ? dmmaPairsKernel<true, true> : dmmaPairsKernel<true, false>)
+                : (halfLast ? dmmaPairsKernel<false, true> : dmmaPairsKernel<false, false>);
             kernel<<<blocks, DmmaPolicy::kThreads, 0, stream()>>>(m_fragments.data(), m_columns.data(), m_stride,
                 m_sumSquares.data(), 1.0 / static_cast<double>(m_n - 1), m_p, firstTile, rowBegin, rowEnd, m_groupRows,
                 out, m_shift, m_worklist.data(), m_flags.data(), m_capacity);
