@@ -857,12 +857,19 @@ void launchRefinement(const double* transposed, std::uint64_t transposedStride, 
 namespace {
 struct DmmaPolicy {
     static constexpr int kTile = 64;
-    static constexpr int kWarps = 4; ///< 2 × 2 warps of 32 × 32
+    /// 2 × 2 warps of 32 × 32 pairs. One warp down the tile (64 × 32 pairs a warp, 254 registers, four blocks of two
+    /// warps an SM) needs a quarter fewer shared-memory loads an mma; on an H200 it measured 3.648 → 3.610 ms at
+    /// 200 × 30,000 but 0.2172 → 0.2184 ms at 80 × 10,000 and 0.617 → 0.632 ms at 37 × 20,000: not taken. (It passed
+    /// the tests; its epilogue's rare relisting loop then wants s_j recomputed, not sj indexed at run time.)
+    static constexpr int kWarpsM = 2; ///< warps down the tile …
+    static constexpr int kWarpsN = 2; ///< … and across it
+    static constexpr int kWarps = kWarpsM * kWarpsN;
     static constexpr int kThreads = 32 * kWarps;
-    static constexpr int kBlocksPerSm = 4; ///< caps registers at 128: four blocks share an SM's 64 K
-    static constexpr int kWarpTile = 32;
-    static constexpr int kMTiles = kWarpTile / 16; ///< m16n8k8 tiles down a warp's block
-    static constexpr int kNTiles = kWarpTile / 8; ///< … and across it
+    static constexpr int kBlocksPerSm = 4; ///< four blocks share an SM's 64 K registers: 128 a thread
+    static constexpr int kWarpTileM = kTile / kWarpsM; ///< a warp's rows of the tile …
+    static constexpr int kWarpTileN = kTile / kWarpsN; ///< … and columns
+    static constexpr int kMTiles = kWarpTileM / 16; ///< m16n8k8 tiles down a warp's block
+    static constexpr int kNTiles = kWarpTileN / 8; ///< … and across it
     static constexpr int kStep = 8; ///< samples per mma
     static constexpr int kDepth = 16; ///< samples per shared-memory stage: two k8 steps (no zero padding at N = 80)
     static constexpr int kSteps = kDepth / kStep;
@@ -1057,6 +1064,9 @@ __device__ __forceinline__ void dmma1688(double (&d)[4], const double (&a)[4], c
 /// A stage's copies for a 64×64 tile: the four FragmentOrder groups of each side (each stage two contiguous 1 KiB
 /// blocks a group), a thread's 16 bytes of each; the i side from the A copy, the j side from the column copy.
 class DmmaCopies {
+    /// 16-byte copies a thread makes of each group's stage, per side
+    static constexpr int kCopies = DmmaPolicy::kSteps * DmmaStage::kBlock / (2 * DmmaPolicy::kThreads);
+
 public:
     __device__ DmmaCopies(
         const double* fragments, const double* columns, std::uint64_t stride, std::uint64_t i0, std::uint64_t j0)
@@ -1064,16 +1074,19 @@ public:
         , m_b(columns + FragmentOrder::blockStart(j0, 0, stride) + 2 * threadIdx.x)
         , m_groupStride(FragmentOrder::blockStart(FragmentOrder::kFeatures, 0, stride))
     {
-        static_assert(2 * DmmaPolicy::kThreads == DmmaPolicy::kSteps * DmmaStage::kBlock);
+        static_assert(kCopies * 2 * DmmaPolicy::kThreads == DmmaPolicy::kSteps * DmmaStage::kBlock);
     }
     __device__ void issue(std::uint64_t k0, DmmaStage& stage) const
     {
         const std::uint64_t offset = k0 / FragmentOrder::kSamples * DmmaStage::kBlock; // the stage's first block
 #pragma unroll
-        for (int g = 0; g < DmmaStage::kGroups; ++g) {
-            copyAsync16(&stage.a[g][0][0] + 2 * threadIdx.x, m_a + g * m_groupStride + offset);
-            copyAsync16(&stage.b[g][0][0] + 2 * threadIdx.x, m_b + g * m_groupStride + offset);
-        }
+        for (int g = 0; g < DmmaStage::kGroups; ++g)
+#pragma unroll
+            for (int h = 0; h < kCopies; ++h) {
+                const int slot = 2 * DmmaPolicy::kThreads * h;
+                copyAsync16(&stage.a[g][0][0] + 2 * threadIdx.x + slot, m_a + g * m_groupStride + offset + slot);
+                copyAsync16(&stage.b[g][0][0] + 2 * threadIdx.x + slot, m_b + g * m_groupStride + offset + slot);
+            }
     }
 
 private:
@@ -1102,8 +1115,8 @@ __device__ void gramTile(const double* __restrict__ fragments, const double* __r
 {
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    const int wg = (warp >> 1) * DmmaPolicy::kMTiles; // the warp's first m16 group
-    const int wn = (warp & 1) * (DmmaPolicy::kWarpTile / FragmentOrder::kFeatures); // … and its first j-side group
+    const int wg = (warp / DmmaPolicy::kWarpsN) * DmmaPolicy::kMTiles; // the warp's first m16 group
+    const int wn = (warp % DmmaPolicy::kWarpsN) * (DmmaPolicy::kWarpTileN / FragmentOrder::kFeatures); // … j side
     const DmmaCopies copies(fragments, columns, stride, i0, j0);
     forEachStage(copies, stride, lastSteps, shared.stages, [&](const DmmaStage& stage, int steps) {
 #pragma unroll
@@ -1234,8 +1247,8 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm
     // FP64 units, which the mma shares; the test for cancelling pairs on the integer units (cancelsByHighWords) ...
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    const int li = (warp >> 1) * DmmaPolicy::kWarpTile + (lane >> 2);
-    const int lj = (warp & 1) * DmmaPolicy::kWarpTile + 2 * (lane & 3);
+    const int li = (warp / DmmaPolicy::kWarpsN) * DmmaPolicy::kWarpTileM + (lane >> 2);
+    const int lj = (warp % DmmaPolicy::kWarpsN) * DmmaPolicy::kWarpTileN + 2 * (lane & 3);
     const double gramScale = -2.0 * scale;
     // Most tiles lie below the diagonal, whole and in this chunk's rows: their pairs need no bounds, and are listed
     // only once a thread has seen that one of its 32 cancels.
