@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 namespace ks::device {
 
@@ -20,6 +21,56 @@ inline unsigned blocksFor(
     std::uint64_t items, std::uint64_t perBlock, std::uint64_t maxBlocks = std::numeric_limits<unsigned>::max())
 {
     return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min((items + perBlock - 1) / perBlock, maxBlocks)));
+}
+
+/// Programmatic dependent launch (compute capability 9.0 and newer): a kernel launched by launchEarly may be scheduled
+/// while the kernel before it in the stream still runs, as soon as every block of that kernel has called
+/// allowEarlyLaunch() (or exited); it must call waitForPrerequisites() before it reads anything the kernel before it
+/// writes, or writes anything that kernel reads. Elsewhere (older devices, a plain launch) both are no-ops.
+__device__ __forceinline__ void allowEarlyLaunch()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+/// Waits until the kernel before this one in the stream has finished and its writes are visible (see
+/// allowEarlyLaunch).
+__device__ __forceinline__ void waitForPrerequisites()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+/// Launches `kernel`, early (programmatic stream serialization, see allowEarlyLaunch) when `early`, else as <<<>>>
+/// does; a failed launch throws with `name`.
+template <typename... Params, typename... Args>
+void launchEarly(bool early, const char* name, void (*kernel)(Params...), dim3 grid, dim3 block,
+    std::size_t sharedBytes, cudaStream_t stream, Args&&... args)
+{
+    cudaLaunchAttribute attribute {};
+    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config {};
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = sharedBytes;
+    config.stream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = early ? 1 : 0;
+    throwOnCudaError(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...), name, __FILE__, __LINE__);
+    throwOnCudaError(cudaGetLastError(), name, __FILE__, __LINE__);
+}
+
+/// Whether the current device takes launchEarly's early launches (compute capability 9.0 or newer).
+inline bool earlyLaunchSupported()
+{
+    int device = 0;
+    KS_CUDA_CHECK(cudaGetDevice(&device));
+    int major = 0;
+    KS_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    return major >= 9;
 }
 
 /// The current device's streaming multiprocessors.

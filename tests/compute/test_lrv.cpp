@@ -315,6 +315,28 @@ TEST_P(LrvWeightedStreaming, ChunkedOutputMatchesTheWholeOutput)
 INSTANTIATE_TEST_SUITE_P(GpuVariants, LrvWeightedStreaming,
     ::testing::Values("thread_per_pair", "logs_tiled", "dmma_refined", "dmma_refined_multi"));
 
+/// `features` features, each a multiple of one profile with noise of 1e-5 on the log scale: every pair nearly
+/// proportional, far more than a tensor-core run's worklist holds. With `weighted`, random weights in [0.2, 1.2).
+data::Dataset nearlyProportional(std::size_t n, std::size_t p, bool weighted)
+{
+    std::vector<double> values(n * p), weights(weighted ? n * p : 0);
+    std::uint64_t state = 12345;
+    const auto uniform = [&state] {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        return static_cast<double>(state >> 11) / 9007199254740992.0;
+    };
+    std::vector<double> profile(n);
+    for (double& v : profile)
+        v = 1.0 + 99.0 * uniform();
+    for (std::size_t k = 0; k < n; ++k)
+        for (std::size_t i = 0; i < p; ++i) {
+            values[k * p + i] = profile[k] * static_cast<double>(i + 1) * std::exp(1e-5 * (uniform() - 0.5));
+            if (weighted)
+                weights[k * p + i] = 0.2 + uniform();
+        }
+    return table(n, p, std::move(values), std::move(weights));
+}
+
 /// Weighted lrv on nearly proportional pairs: the direct tiles, and the tensor-core expansion with its refinement —
 /// both its worklist (a few planted pairs) and its fallback to the tiles (every pair of a table whose features are
 /// all nearly proportional, far more than the worklist holds).
@@ -330,26 +352,26 @@ TEST(LrvAccuracy, WeightedExpansionIsRefinedOnNearlyProportionalPairs)
     for (const char* id : {"thread_per_pair", "logs_tiled", "dmma_refined"})
         EXPECT_LE(lrvWorkload().compare(runVariant(id, planted), ref, planted, params).value, 1e-9) << id;
 
-    // 300 features, each a multiple of one profile with noise of 1e-5 on the log scale.
-    const std::size_t n = 45, p = 300;
-    std::vector<double> values(n * p), weights(n * p);
-    std::uint64_t state = 12345;
-    const auto uniform = [&state] {
-        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-        return static_cast<double>(state >> 11) / 9007199254740992.0;
-    };
-    std::vector<double> profile(n);
-    for (double& v : profile)
-        v = 1.0 + 99.0 * uniform();
-    for (std::size_t k = 0; k < n; ++k)
-        for (std::size_t i = 0; i < p; ++i) {
-            values[k * p + i] = profile[k] * static_cast<double>(i + 1) * std::exp(1e-5 * (uniform() - 0.5));
-            weights[k * p + i] = 0.2 + uniform();
-        }
-    const data::Dataset d = table(n, p, values, weights);
+    const data::Dataset d = nearlyProportional(45, 300, true);
     const Result allRef = runVariant("reference", d);
     for (const char* id : {"logs_tiled", "dmma_refined"})
         EXPECT_LE(lrvWorkload().compare(runVariant(id, d), allRef, d, params).value, 1e-9) << id;
+}
+
+/// Unweighted, the same fallback: the tensor-core run reads only the fragment-order copies for it (up to 320 samples,
+/// where the centring keeps no N × p copy) or beside that copy (past 320); the cuBLAS run reads its own.
+TEST(LrvAccuracy, ExpansionFallsBackToTilesWhenEveryPairIsNearlyProportional)
+{
+    for (const char* id : {"dmma_refined", "cublas_refined"})
+        if (const auto reason = unavailableReason(*lrvWorkload().findVariant(id)); !reason.empty())
+            GTEST_SKIP() << reason;
+    const auto params = ParamSet::parse(lrvWorkload().parameters(), {});
+    for (const std::size_t n : {45, 330}) {
+        const data::Dataset d = nearlyProportional(n, 300, false);
+        const Result ref = runVariant("reference", d);
+        for (const char* id : {"dmma_refined", "cublas_refined"})
+            EXPECT_LE(lrvWorkload().compare(runVariant(id, d), ref, d, params).value, 1e-9) << id << ", N = " << n;
+    }
 }
 
 /// The centred logs come from a kernel that holds a block's columns in shared memory up to 320 samples and from

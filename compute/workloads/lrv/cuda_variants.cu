@@ -145,16 +145,16 @@ double LrvDeviceRun::measureCopyCeiling()
 }
 
 void LrvDeviceRun::launchCentred(double* centred, double* sumSquares, double* transposed,
-    std::uint64_t transposedStride, double* fragments, double* columns)
+    std::uint64_t transposedStride, double* fragments, double* columns, unsigned int* flags)
 {
     if (!m_mode.transformed()) {
-        launchCentredLogs(
-            m_y.data(), m_n, m_p, centred, sumSquares, transposed, transposedStride, stream(), fragments, columns);
+        launchCentredLogs(m_y.data(), m_n, m_p, centred, sumSquares, transposed, transposedStride, stream(), fragments,
+            columns, flags);
         return;
     }
     launchFeatureScales(fullValues(), m_table.fullSamples(), m_p, m_mode.alpha, m_scale.data(), stream());
     launchCentredPowers(m_y.data(), m_n, m_p, m_mode.alpha, m_scale.data(), centred, sumSquares, transposed,
-        transposedStride, stream(), fragments, columns);
+        transposedStride, stream(), fragments, columns, flags);
 }
 
 LrvDeviceRun::~LrvDeviceRun()
@@ -253,6 +253,31 @@ struct FragmentOrder {
     }
 };
 
+/// Where a kernel reads centred features (or weights): value(i, k) of feature i, sample k. The N × p copy …
+struct SampleMajorRows {
+    const double* values;
+    std::uint64_t p;
+    __device__ double operator()(std::uint64_t i, std::uint64_t k) const { return values[k * p + i]; }
+};
+
+/// … the feature-major copy, rows `stride` apart …
+struct FeatureMajorRows {
+    const double* values;
+    std::uint64_t stride;
+    __device__ double operator()(std::uint64_t i, std::uint64_t k) const { return values[i * stride + k]; }
+};
+
+/// … or FragmentOrder's column copy, where a block's slot f·8 + s holds its feature f and sample s.
+struct ColumnBlockRows {
+    const double* values;
+    std::uint64_t stride;
+    __device__ double operator()(std::uint64_t i, std::uint64_t k) const
+    {
+        return values[FragmentOrder::blockStart(i, k, stride) + (i % FragmentOrder::kFeatures) * FragmentOrder::kSamples
+            + k % FragmentOrder::kSamples];
+    }
+};
+
 struct CentredLogsPolicy {
     static constexpr int kFeatures = 32; ///< a warp across features: loads and stores coalesce
     static constexpr int kRows = 8; ///< warps splitting the samples between them
@@ -278,8 +303,8 @@ template <int Rows, int Features> __device__ double sumOverRows(double value, do
 /// A block of 32 samples × 32 features ([sample][feature]) written to the feature-major copy (rows `stride` apart)
 /// of features first…first + 31, samples k0…k0 + 31 below stride: a warp stores consecutive samples of one feature.
 /// With `fragments` and `columns`, the block goes to the fragment-order copies too (FragmentOrder's A and B blocks),
-/// features beyond p as the zeros the block holds for them. Waits for the block to be filled first and, after, for
-/// the reads to finish before it is refilled.
+/// features beyond p as the zeros the block holds for them; a null `transposed` skips the feature-major copy. Waits for
+/// the block to be filled first and, after, for the reads to finish before it is refilled.
 __device__ void storeFeatureMajor(const double (&block)[CentredLogsPolicy::kFeatures][CentredLogsPolicy::kFeatures + 1],
     std::uint64_t first, std::uint64_t k0, std::uint64_t p, double* transposed, std::uint64_t stride, double* fragments,
     double* columns)
@@ -288,13 +313,14 @@ __device__ void storeFeatureMajor(const double (&block)[CentredLogsPolicy::kFeat
     const int tx = threadIdx.x % kFeatures;
     const int ty = threadIdx.x / kFeatures;
     __syncthreads();
+    if (transposed)
 #pragma unroll
-    for (int r = 0; r < kFeatures / CentredLogsPolicy::kRows; ++r) {
-        const int f = ty + r * CentredLogsPolicy::kRows;
-        const std::uint64_t k = k0 + tx;
-        if (first + f < p && k < stride)
-            transposed[(first + f) * stride + k] = block[tx][f];
-    }
+        for (int r = 0; r < kFeatures / CentredLogsPolicy::kRows; ++r) {
+            const int f = ty + r * CentredLogsPolicy::kRows;
+            const std::uint64_t k = k0 + tx;
+            if (first + f < p && k < stride)
+                transposed[(first + f) * stride + k] = block[tx][f];
+        }
     if (fragments) {
         // Consecutive threads store consecutive slots of one 16-feature, 8-sample block.
         constexpr int kSlots = FragmentOrder::kFeatures * FragmentOrder::kSamples;
@@ -318,12 +344,17 @@ __device__ void storeFeatureMajor(const double (&block)[CentredLogsPolicy::kFeat
 /// 32 features per block, their samples split over 8 warps: logs (or, kPower, y^alpha · scale[i]) into C and their
 /// mean, then centre and sum squares (two passes, accurate). Each thread rereads only what it wrote itself. The
 /// feature-major copy has rows of `stride` ≥ n samples, the padding zeroed; it is written through a shared 32 × 32
-/// block, so a warp stores 32 consecutive samples of one feature instead of one sample of 32 features.
+/// block, so a warp stores 32 consecutive samples of one feature instead of one sample of 32 features. Block 0 zeroes
+/// `flags` (two counters) when given, for the tensor-core kernel after it.
 template <bool kPower>
-__global__ void __launch_bounds__(CentredLogsPolicy::kThreads) centredFeaturesKernel(const double* __restrict__ y,
-    std::uint64_t n, std::uint64_t p, double alpha, const double* __restrict__ scale, double* centred,
-    double* sumSquares, double* transposed, std::uint64_t stride, double* fragments, double* columns)
+__global__ void __launch_bounds__(CentredLogsPolicy::kThreads)
+    centredFeaturesKernel(const double* __restrict__ y, std::uint64_t n, std::uint64_t p, double alpha,
+        const double* __restrict__ scale, double* centred, double* sumSquares, double* transposed, std::uint64_t stride,
+        double* fragments, double* columns, unsigned int* flags)
 {
+    device::allowEarlyLaunch(); // the next kernel waits for this one's end before it reads anything
+    if (flags && blockIdx.x == 0 && threadIdx.x < 2)
+        flags[threadIdx.x] = 0;
     constexpr int kFeatures = CentredLogsPolicy::kFeatures;
     constexpr int kRows = CentredLogsPolicy::kRows;
     __shared__ double partial[kRows][kFeatures];
@@ -343,7 +374,8 @@ __global__ void __launch_bounds__(CentredLogsPolicy::kThreads) centredFeaturesKe
         }
     const double mean = sumOverRows(sum, partial) / static_cast<double>(n);
     double squares = 0.0;
-    const std::uint64_t extent = transposed ? stride : n; // samples, and the feature-major copy's padding
+    const bool copies = transposed || fragments;
+    const std::uint64_t extent = copies ? stride : n; // samples, and the copies' padding
     for (std::uint64_t k0 = 0; k0 < extent; k0 += kFeatures) {
 #pragma unroll
         for (int r = 0; r < kFeatures / kRows; ++r) {
@@ -356,7 +388,7 @@ __global__ void __launch_bounds__(CentredLogsPolicy::kThreads) centredFeaturesKe
             }
             block[ty + r * kRows][tx] = c;
         }
-        if (transposed)
+        if (copies)
             storeFeatureMajor(block, first, k0, p, transposed, stride, fragments, columns);
     }
     const double total = sumOverRows(squares, partial);
@@ -380,11 +412,16 @@ struct CentredSlabPolicy {
 /// memory for the centring pass, and every copy is written from there as a contiguous run — the block's 16 rows of
 /// the feature-major copy, its whole fragment-order group — instead of being reread from `centred` 32 samples at a
 /// time between barriers. 16 features a block: twice centredFeaturesKernel's blocks (625 at p = 10,000 for 313).
+/// Here the sample-major `centred` may be null too (the tensor-core run reads only the fragment-order copies).
 template <bool kPower>
-__global__ void __launch_bounds__(CentredSlabPolicy::kThreads) centredSlabKernel(const double* __restrict__ y,
-    std::uint64_t n, std::uint64_t p, double alpha, const double* __restrict__ scale, double* centred,
-    double* sumSquares, double* transposed, std::uint64_t stride, double* fragments, double* columns)
+__global__ void __launch_bounds__(CentredSlabPolicy::kThreads)
+    centredSlabKernel(const double* __restrict__ y, std::uint64_t n, std::uint64_t p, double alpha,
+        const double* __restrict__ scale, double* centred, double* sumSquares, double* transposed, std::uint64_t stride,
+        double* fragments, double* columns, unsigned int* flags)
 {
+    device::allowEarlyLaunch(); // the next kernel waits for this one's end before it reads anything
+    if (flags && blockIdx.x == 0 && threadIdx.x < 2)
+        flags[threadIdx.x] = 0;
     using P = CentredSlabPolicy;
     extern __shared__ double slab[]; // [sample][feature], P::kPitch apart; zero for features beyond p
     __shared__ double partial[P::kRows][P::kFeatures];
@@ -418,7 +455,7 @@ __global__ void __launch_bounds__(CentredSlabPolicy::kThreads) centredSlabKernel
     for (int k = ty; k < samples; k += P::kRows) {
         const double c = active ? slab[k * P::kPitch + tx] - mean : 0.0;
         slab[k * P::kPitch + tx] = c;
-        if (active)
+        if (active && centred)
             centred[k * p + i] = c;
         squares = fma(c, c, squares);
     }
@@ -470,36 +507,42 @@ __global__ void __launch_bounds__(CentredLogsPolicy::kThreads)
 }
 } // namespace
 
+bool centredCopyOptional(std::uint64_t n)
+{
+    return n <= CentredSlabPolicy::kMaxSamples;
+}
+
 void launchCentredLogs(const double* y, std::uint64_t n, std::uint64_t p, double* centred, double* sumSquares,
-    double* transposed, std::uint64_t transposedStride, cudaStream_t stream, double* fragments, double* columns)
+    double* transposed, std::uint64_t transposedStride, cudaStream_t stream, double* fragments, double* columns,
+    unsigned int* flags)
 {
     if (n <= CentredSlabPolicy::kMaxSamples) {
         centredSlabKernel<false><<<device::blocksFor(p, CentredSlabPolicy::kFeatures), CentredSlabPolicy::kThreads,
             CentredSlabPolicy::slabBytes(n), stream>>>(
-            y, n, p, 0.0, nullptr, centred, sumSquares, transposed, transposedStride, fragments, columns);
+            y, n, p, 0.0, nullptr, centred, sumSquares, transposed, transposedStride, fragments, columns, flags);
         KS_CUDA_CHECK_LAUNCH("centredSlabKernel<log>");
         return;
     }
     centredFeaturesKernel<false>
         <<<device::blocksFor(p, CentredLogsPolicy::kFeatures), CentredLogsPolicy::kThreads, 0, stream>>>(
-            y, n, p, 0.0, nullptr, centred, sumSquares, transposed, transposedStride, fragments, columns);
+            y, n, p, 0.0, nullptr, centred, sumSquares, transposed, transposedStride, fragments, columns, flags);
     KS_CUDA_CHECK_LAUNCH("centredFeaturesKernel<log>");
 }
 
 void launchCentredPowers(const double* y, std::uint64_t n, std::uint64_t p, double alpha, const double* scale,
     double* centred, double* sumSquares, double* transposed, std::uint64_t transposedStride, cudaStream_t stream,
-    double* fragments, double* columns)
+    double* fragments, double* columns, unsigned int* flags)
 {
     if (n <= CentredSlabPolicy::kMaxSamples) {
         centredSlabKernel<true><<<device::blocksFor(p, CentredSlabPolicy::kFeatures), CentredSlabPolicy::kThreads,
             CentredSlabPolicy::slabBytes(n), stream>>>(
-            y, n, p, alpha, scale, centred, sumSquares, transposed, transposedStride, fragments, columns);
+            y, n, p, alpha, scale, centred, sumSquares, transposed, transposedStride, fragments, columns, flags);
         KS_CUDA_CHECK_LAUNCH("centredSlabKernel<power>");
         return;
     }
     centredFeaturesKernel<true>
         <<<device::blocksFor(p, CentredLogsPolicy::kFeatures), CentredLogsPolicy::kThreads, 0, stream>>>(
-            y, n, p, alpha, scale, centred, sumSquares, transposed, transposedStride, fragments, columns);
+            y, n, p, alpha, scale, centred, sumSquares, transposed, transposedStride, fragments, columns, flags);
     KS_CUDA_CHECK_LAUNCH("centredFeaturesKernel<power>");
 }
 
@@ -527,22 +570,23 @@ struct TilePolicy {
 
 /// Loads samples [k0, k0 + Depth) of the centred logs of features [i0, i0 + Tile) and [j0, j0 + Tile) into shared
 /// memory. Past the last sample or feature both sides get zero, and (0 − 0)² or 0·0 adds nothing.
-template <int Depth, int Tile, int Stride, int Threads>
-__device__ void loadCentredStage(const double* __restrict__ centred, std::uint64_t n, std::uint64_t p, std::uint64_t i0,
-    std::uint64_t j0, std::uint64_t k0, double (&rowsI)[Depth][Stride], double (&rowsJ)[Depth][Stride])
+template <int Depth, int Tile, int Stride, int Threads, typename Rows>
+__device__ void loadCentredStage(Rows centred, std::uint64_t n, std::uint64_t p, std::uint64_t i0, std::uint64_t j0,
+    std::uint64_t k0, double (&rowsI)[Depth][Stride], double (&rowsJ)[Depth][Stride])
 {
     for (int e = threadIdx.x; e < Depth * Tile; e += Threads) {
         const int kk = e / Tile;
         const int t = e % Tile;
         const std::uint64_t k = k0 + kk;
-        rowsI[kk][t] = k < n && i0 + t < p ? centred[k * p + i0 + t] : 0.0;
-        rowsJ[kk][t] = k < n && j0 + t < p ? centred[k * p + j0 + t] : 0.0;
+        rowsI[kk][t] = k < n && i0 + t < p ? centred(i0 + t, k) : 0.0;
+        rowsJ[kk][t] = k < n && j0 + t < p ? centred(j0 + t, k) : 0.0;
     }
 }
 
 /// Accumulates Σ_k (C[k][i] − C[k][j])² for this thread's 4×4 pairs of tile (row tile r, column tile c).
-__device__ void accumulateTile(const double* __restrict__ centred, std::uint64_t n, std::uint64_t p, std::uint64_t i0,
-    std::uint64_t j0, double (&acc)[TilePolicy::kMicro][TilePolicy::kMicro])
+template <typename Rows>
+__device__ void accumulateTile(Rows centred, std::uint64_t n, std::uint64_t p, std::uint64_t i0, std::uint64_t j0,
+    double (&acc)[TilePolicy::kMicro][TilePolicy::kMicro])
 {
     __shared__ double rowsI[TilePolicy::kDepth][TilePolicy::kTile];
     __shared__ double rowsJ[TilePolicy::kDepth][TilePolicy::kTile];
@@ -574,8 +618,9 @@ __device__ void accumulateTile(const double* __restrict__ centred, std::uint64_t
 
 /// Weighted lrv of this thread's 4×4 pairs of tile (i0, j0) into out, in two passes over the samples: Σw, Σw² and
 /// Σw·x first (w = W_i·W_j, x = c_i − c_j), then Σw(x − x̄)² around x̄ = Σw·x / Σw.
-__device__ void weightedTile(const double* __restrict__ centred, const double* __restrict__ weights, std::uint64_t n,
-    std::uint64_t p, std::uint64_t i0, std::uint64_t j0, double (&out)[TilePolicy::kMicro][TilePolicy::kMicro])
+template <typename Rows>
+__device__ void weightedTile(Rows centred, Rows weights, std::uint64_t n, std::uint64_t p, std::uint64_t i0,
+    std::uint64_t j0, double (&out)[TilePolicy::kMicro][TilePolicy::kMicro])
 {
     constexpr int kMicro = TilePolicy::kMicro;
     __shared__ double rowsI[TilePolicy::kDepth][TilePolicy::kTile];
@@ -637,10 +682,9 @@ __device__ void weightedTile(const double* __restrict__ centred, const double* _
 }
 
 /// Tiles blockIdx.x, blockIdx.x + gridDim.x, … of the tileCount from firstTile: lrv, or weighted lrv when kWeighted.
-template <bool kWeighted>
-__device__ void tiledPairs(const double* __restrict__ centred, const double* __restrict__ weights, std::uint64_t n,
-    std::uint64_t p, std::uint64_t firstTile, unsigned tileCount, std::uint64_t rowBegin, std::uint64_t rowEnd,
-    double* __restrict__ out)
+template <bool kWeighted, typename Rows>
+__device__ void tiledPairs(Rows centred, Rows weights, std::uint64_t n, std::uint64_t p, std::uint64_t firstTile,
+    unsigned tileCount, std::uint64_t rowBegin, std::uint64_t rowEnd, double* __restrict__ out)
 {
     const double scale = kWeighted ? 1.0 : 1.0 / static_cast<double>(n - 1);
     const std::uint64_t base = rowStart(rowBegin);
@@ -677,7 +721,8 @@ __global__ void __launch_bounds__(TilePolicy::kThreads) tiledPairsKernel(const d
     const double* __restrict__ weights, std::uint64_t n, std::uint64_t p, std::uint64_t firstTile, unsigned tileCount,
     std::uint64_t rowBegin, std::uint64_t rowEnd, double* __restrict__ out)
 {
-    tiledPairs<kWeighted>(centred, weights, n, p, firstTile, tileCount, rowBegin, rowEnd, out);
+    tiledPairs<kWeighted>(
+        SampleMajorRows {centred, p}, SampleMajorRows {weights, p}, n, p, firstTile, tileCount, rowBegin, rowEnd, out);
 }
 } // namespace
 
@@ -750,72 +795,87 @@ __device__ double warpSum(double value)
     return value;
 }
 
-/// A warp per listed pair: Σ_k (c_ik − c_jk)² from the feature-major centred logs (coalesced along k); weighted
-/// (kWeighted, W feature-major beside them), two passes: the weighted mean of c_i − c_j, then the weighted squared
-/// deviations.
-template <bool kWeighted>
-__device__ void recomputeListed(const double* __restrict__ transposed, const double* __restrict__ transposedWeights,
-    std::uint64_t n, std::uint64_t stride, const std::uint64_t* __restrict__ worklist, unsigned listed,
-    std::uint64_t chunkBase, double* __restrict__ out)
+/// A warp per listed pair: Σ_k (c_ik − c_jk)² from centred logs that a warp reads along k (feature-major, or in
+/// column blocks); weighted (kWeighted, W in the same layout beside them), two passes: the weighted mean of
+/// c_i − c_j, then the weighted squared deviations.
+template <bool kWeighted, typename Rows>
+__device__ void recomputeListed(Rows c, Rows w, std::uint64_t n, const std::uint64_t* __restrict__ worklist,
+    unsigned listed, std::uint64_t chunkBase, double* __restrict__ out)
 {
     const unsigned lane = threadIdx.x & 31u;
     const unsigned warpsPerGrid = gridDim.x * (blockDim.x / 32);
-    for (unsigned w = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; w < listed; w += warpsPerGrid) {
+    for (unsigned e = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; e < listed; e += warpsPerGrid) {
         std::uint64_t i = 0, j = 0;
-        pairAt(worklist[w], i, j);
-        const double* ci = transposed + i * stride;
-        const double* cj = transposed + j * stride;
+        pairAt(worklist[e], i, j);
         double value = 0.0;
         if constexpr (kWeighted) {
-            const double* wi = transposedWeights + i * stride;
-            const double* wj = transposedWeights + j * stride;
             double weight = 0.0, weight2 = 0.0, sum = 0.0;
             for (std::uint64_t k = lane; k < n; k += 32) {
-                const double wk = wi[k] * wj[k];
+                const double wk = w(i, k) * w(j, k);
                 weight += wk;
                 weight2 = fma(wk, wk, weight2);
-                sum = fma(wk, ci[k] - cj[k], sum);
+                sum = fma(wk, c(i, k) - c(j, k), sum);
             }
             weight = warpSum(weight);
             weight2 = warpSum(weight2);
             const double mean = warpSum(sum) / weight;
             double squares = 0.0;
             for (std::uint64_t k = lane; k < n; k += 32) {
-                const double d = ci[k] - cj[k] - mean;
-                squares = fma(wi[k] * wj[k] * d, d, squares);
+                const double d = c(i, k) - c(j, k) - mean;
+                squares = fma(w(i, k) * w(j, k) * d, d, squares);
             }
             value = warpSum(squares) * weight / (weight * weight - weight2);
         } else {
             double squares = 0.0;
             for (std::uint64_t k = lane; k < n; k += 32) {
-                const double d = ci[k] - cj[k];
+                const double d = c(i, k) - c(j, k);
                 squares = fma(d, d, squares);
             }
             value = warpSum(squares) / static_cast<double>(n - 1);
         }
         if (lane == 0)
-            out[worklist[w] - chunkBase] = value;
+            out[worklist[e] - chunkBase] = value;
     }
 }
 
 /// The refinement in one launch, decided on the device so the stream never waits: the listed pairs recomputed, or,
 /// when more were flagged than the list holds (*decisionCount > capacity), the whole chunk by the tiled kernel —
 /// which then writes every pair, so the list is left alone. A capped grid: usually all but a few blocks return at
-/// once.
-template <bool kWeighted>
+/// once. `listedRows` serve the listed pairs, `tileRows` the fallback's tiles (W in the same layouts, weighted).
+template <bool kWeighted, typename ListedRows, typename TileRows>
 __global__ void __launch_bounds__(RefinePolicy::kThreads)
-    refineKernel(const double* __restrict__ transposed, const double* __restrict__ transposedWeights,
-        const double* __restrict__ centred, const double* __restrict__ weights, std::uint64_t n, std::uint64_t stride,
-        std::uint64_t p, std::uint64_t firstTile, unsigned tileCount, std::uint64_t rowBegin, std::uint64_t rowEnd,
-        const std::uint64_t* __restrict__ worklist, const unsigned int* worklistCount,
+    refineKernel(ListedRows listedRows, ListedRows listedWeights, TileRows tileRows, TileRows tileWeights,
+        std::uint64_t n, std::uint64_t p, std::uint64_t firstTile, unsigned tileCount, std::uint64_t rowBegin,
+        std::uint64_t rowEnd, const std::uint64_t* __restrict__ worklist, const unsigned int* worklistCount,
         const unsigned int* decisionCount, unsigned int capacity, double* __restrict__ out)
 {
     static_assert(RefinePolicy::kThreads == TilePolicy::kThreads);
+    device::waitForPrerequisites(); // launched early: the expansion's list and output are whole from here
     if (*decisionCount > capacity)
-        tiledPairs<kWeighted>(centred, weights, n, p, firstTile, tileCount, rowBegin, rowEnd, out);
+        tiledPairs<kWeighted>(tileRows, tileWeights, n, p, firstTile, tileCount, rowBegin, rowEnd, out);
     else
         recomputeListed<kWeighted>(
-            transposed, transposedWeights, n, stride, worklist, min(*worklistCount, capacity), rowStart(rowBegin), out);
+            listedRows, listedWeights, n, worklist, min(*worklistCount, capacity), rowStart(rowBegin), out);
+}
+
+/// launchRefinement's launch for either layout of the centred features; `early`: device::launchEarly's.
+template <bool kWeighted, typename ListedRows, typename TileRows>
+void launchRefineKernel(ListedRows listedRows, ListedRows listedWeights, TileRows tileRows, TileRows tileWeights,
+    std::uint64_t n, std::uint64_t p, std::uint64_t rowBegin, std::uint64_t rowEnd, const std::uint64_t* worklist,
+    const unsigned int* flags, unsigned int capacity, double* out, cudaStream_t stream,
+    const unsigned int* decisionCount, bool early)
+{
+    const TileRange tiles = tilesForRows(rowBegin, rowEnd, TilePolicy::kTile);
+    // Plain copies: GCC warns about a launch argument taken from a struct member.
+    const std::uint64_t firstTile = tiles.first;
+    const unsigned tileCount = tiles.count;
+    // Enough blocks for the fallback's tiles or for a warp per listed pair, at most kBlocksPerSm an SM.
+    const unsigned grid = device::gridFor(
+        std::max<std::uint64_t>(tileCount, capacity / (RefinePolicy::kThreads / 32)), 1, RefinePolicy::kBlocksPerSm);
+    device::launchEarly(early, kWeighted ? "launch of refineKernel<weighted>" : "launch of refineKernel",
+        refineKernel<kWeighted, ListedRows, TileRows>, grid, RefinePolicy::kThreads, 0, stream, listedRows,
+        listedWeights, tileRows, tileWeights, n, p, firstTile, tileCount, rowBegin, rowEnd, worklist, flags,
+        decisionCount ? decisionCount : flags, capacity, out);
 }
 } // namespace
 
@@ -828,25 +888,18 @@ unsigned int worklistCapacity(std::uint64_t pairs)
 void launchRefinement(const double* transposed, std::uint64_t transposedStride, const double* centred, std::uint64_t n,
     std::uint64_t p, std::uint64_t rowBegin, std::uint64_t rowEnd, const std::uint64_t* worklist, unsigned int* flags,
     unsigned int capacity, double* out, cudaStream_t stream, const unsigned int* decisionCount,
-    const double* transposedWeights, const double* weights)
+    const double* transposedWeights, const double* weights, bool early)
 {
-    const TileRange tiles = tilesForRows(rowBegin, rowEnd, TilePolicy::kTile);
-    // Plain copies: GCC warns about a launch argument taken from a struct member.
-    const std::uint64_t firstTile = tiles.first;
-    const unsigned tileCount = tiles.count;
-    // Enough blocks for the fallback's tiles or for a warp per listed pair, at most kBlocksPerSm an SM.
-    const unsigned grid = device::gridFor(
-        std::max<std::uint64_t>(tileCount, capacity / (RefinePolicy::kThreads / 32)), 1, RefinePolicy::kBlocksPerSm);
-    const unsigned int* decision = decisionCount ? decisionCount : flags;
-    if (weights) {
-        refineKernel<true><<<grid, RefinePolicy::kThreads, 0, stream>>>(transposed, transposedWeights, centred, weights,
-            n, transposedStride, p, firstTile, tileCount, rowBegin, rowEnd, worklist, flags, decision, capacity, out);
-        KS_CUDA_CHECK_LAUNCH("refineKernel<weighted>");
-    } else {
-        refineKernel<false><<<grid, RefinePolicy::kThreads, 0, stream>>>(transposed, nullptr, centred, nullptr, n,
-            transposedStride, p, firstTile, tileCount, rowBegin, rowEnd, worklist, flags, decision, capacity, out);
-        KS_CUDA_CHECK_LAUNCH("refineKernel");
-    }
+    const FeatureMajorRows listedRows {transposed, transposedStride};
+    const FeatureMajorRows listedWeights {transposedWeights, transposedStride};
+    const SampleMajorRows tileRows {centred, p};
+    const SampleMajorRows tileWeights {weights, p};
+    if (weights)
+        launchRefineKernel<true>(listedRows, listedWeights, tileRows, tileWeights, n, p, rowBegin, rowEnd, worklist,
+            flags, capacity, out, stream, decisionCount, early);
+    else
+        launchRefineKernel<false>(listedRows, listedWeights, tileRows, tileWeights, n, p, rowBegin, rowEnd, worklist,
+            flags, capacity, out, stream, decisionCount, early);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1234,6 +1287,8 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm
     }
     const std::uint64_t i0 = r * kTile;
     const std::uint64_t j0 = c * kTile;
+    device::allowEarlyLaunch(); // the refinement waits for this kernel's end
+    device::waitForPrerequisites(); // launched early: the centred copies are ready from here
     __shared__ DmmaShared shared;
     // s_i of the tile's rows and s_j of its columns (sumSquares has whole tiles, zero beyond p), copied with the first
     // stage: the epilogue finds them in shared memory instead of waiting on twelve loads after the last mma.
@@ -1409,6 +1464,8 @@ __global__ void __launch_bounds__(WeightedDmmaPolicy::kThreads, WeightedDmmaPoli
         c); // computeChunk: tiles below 2^32
     const std::uint64_t i0 = r * Policy::kTile;
     const std::uint64_t j0 = c * Policy::kTile;
+    device::allowEarlyLaunch(); // the refinement waits for this kernel's end
+    device::waitForPrerequisites(); // launched early: the feature-major copies are ready from here
     __shared__ WeightedDmmaShared shared;
     WeightedSums sums;
     weightedGramTile(transposed, transposedWeights, stride, samples, i0, j0, sums, shared);
@@ -1448,6 +1505,7 @@ __global__ void __launch_bounds__(WeightedDmmaPolicy::kThreads, WeightedDmmaPoli
 __global__ void __launch_bounds__(CentredLogsPolicy::kThreads) featureMajorKernel(const double* __restrict__ w,
     std::uint64_t n, std::uint64_t p, double* __restrict__ transposed, std::uint64_t stride)
 {
+    device::allowEarlyLaunch(); // the next kernel waits for this one's end before it reads anything
     constexpr int kFeatures = CentredLogsPolicy::kFeatures;
     __shared__ double block[kFeatures][kFeatures + 1];
     const int tx = threadIdx.x % kFeatures;
@@ -1741,14 +1799,21 @@ private:
 // dmma_refined: centred logs, the tensor-core expansion written from registers, cancelling pairs recomputed; weighted
 // lrv through the weighted expansion (32×32 tiles), W feature-major beside the centred logs.
 
-/// Device bytes dmma_refined needs beside Y (and W): the centred logs three times (N × p, feature-major, in fragment
-/// order; the last only unweighted), their squares, W feature-major (weighted).
+/// Whether dmma_refined keeps the N × p copy of the centred logs: weighted (the refinement's fallback reads it), or as
+/// the centring's scratch when it cannot leave it out.
+bool dmmaKeepsSampleMajor(const data::ExpressionTable& t)
+{
+    return !t.weights.empty() || !centredCopyOptional(t.samples);
+}
+
+/// Device bytes dmma_refined needs beside Y (and W): the centred logs twice — feature-major and N × p, W
+/// feature-major (weighted), or in the two fragment orders and, when dmmaKeepsSampleMajor, N × p (unweighted) — and
+/// their squares.
 std::uint64_t dmmaRefinedBytes(const data::ExpressionTable& t)
 {
     const std::uint64_t featureMajor = dmmaStride(t.samples) * dmmaFeatureRows(t.features);
-    // The feature-major copy, and W's (weighted) or the two fragment-order copies (unweighted).
-    const std::uint64_t copies = t.weights.empty() ? 3 : 2;
-    return (t.samples * t.features + dmmaFeatureRows(t.features) + copies * featureMajor) * sizeof(double);
+    const std::uint64_t sampleMajor = dmmaKeepsSampleMajor(t) ? t.samples * t.features : 0;
+    return (sampleMajor + dmmaFeatureRows(t.features) + 2 * featureMajor) * sizeof(double);
 }
 
 class DmmaRefinedRun final : public LrvDeviceRun {
@@ -1759,8 +1824,8 @@ public:
     DmmaRefinedRun(const data::ExpressionTable& table, const ParamSet& params, OutputShare share = {})
         : LrvDeviceRun(table, params, dmmaRefinedBytes(table), DmmaPolicy::kTile, ModeSupport::Weighted, share)
         , m_stride(dmmaStride(m_n))
-        , m_centred(m_n * m_p)
-        , m_transposed(m_stride * dmmaFeatureRows(m_p))
+        , m_centred(dmmaKeepsSampleMajor(table) ? m_n * m_p : 0)
+        , m_transposed(m_mode.weighted ? m_stride * dmmaFeatureRows(m_p) : 0)
         , m_fragments(m_mode.weighted ? 0 : m_stride * dmmaFeatureRows(m_p))
         , m_columns(m_mode.weighted ? 0 : m_stride * dmmaFeatureRows(m_p))
         , m_transposedWeights(m_mode.weighted ? m_stride * dmmaFeatureRows(m_p) : 0)
@@ -1779,6 +1844,7 @@ public:
         KS_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
         if (major < 8)
             throw SkipRun("needs FP64 tensor cores (compute capability 8.0 or newer)");
+        m_early = major >= 9;
         // The rows beyond p stay zero: every run rewrites only the first p (the fragment copy's up to a multiple of
         // 32, with zeros).
         m_transposed.fillBytesAsync(0, stream());
@@ -1792,8 +1858,13 @@ public:
     }
     void beforeChunks() override
     {
+        // Unweighted, the fragment-order copies serve everything after: the tensor-core kernel, the listed pairs'
+        // recomputation and the fallback's tiles. The centring zeroes the flags, so the tensor-core kernel follows
+        // it directly and may be launched early.
         launchCentred(m_centred.data(), m_sumSquares.data(), m_transposed.data(), m_stride,
-            m_mode.weighted ? nullptr : m_fragments.data(), m_mode.weighted ? nullptr : m_columns.data());
+            m_mode.weighted ? nullptr : m_fragments.data(), m_mode.weighted ? nullptr : m_columns.data(),
+            m_flags.data());
+        m_flagsZeroed = true;
         if (m_mode.weighted) {
             featureMajorKernel<<<device::blocksFor(m_p, CentredLogsPolicy::kFeatures), CentredLogsPolicy::kThreads, 0,
                 stream()>>>(m_w.data(), m_n, m_p, m_transposedWeights.data(), m_stride);
@@ -1807,7 +1878,11 @@ public:
         // Plain copies: GCC warns about a launch argument taken from a struct member.
         const std::uint64_t firstTile = tiles.first;
         const unsigned blocks = tiles.count;
-        m_flags.fillBytesAsync(0, stream());
+        // The first chunk's kernel follows the centring's kernels (which zeroed the flags) and may start early.
+        const bool early = m_early && m_flagsZeroed;
+        if (!m_flagsZeroed)
+            m_flags.fillBytesAsync(0, stream());
+        m_flagsZeroed = false;
         if (blocks == 0) {
             if (m_combineFlags) // a part with no rows still joins its devices' collective
                 m_combineFlags(m_flags.data(), stream());
@@ -1816,10 +1891,10 @@ public:
         if (firstTile + blocks > 0xffffffffULL) // p beyond about 5.9 million: its output could not be stored anyway
             throw ComputeError("lrv: too many tiles for the tensor-core kernel's tile index");
         if (m_mode.weighted) {
-            weightedDmmaPairsKernel<<<blocks, WeightedDmmaPolicy::kThreads, 0, stream()>>>(m_transposed.data(),
-                m_transposedWeights.data(), m_stride, m_n, m_p, firstTile, rowBegin, rowEnd, m_groupRows, out, m_tau,
-                m_worklist.data(), m_flags.data(), m_capacity);
-            KS_CUDA_CHECK_LAUNCH("weightedDmmaPairsKernel");
+            device::launchEarly(early, "launch of weightedDmmaPairsKernel", weightedDmmaPairsKernel, blocks,
+                WeightedDmmaPolicy::kThreads, 0, stream(), m_transposed.data(), m_transposedWeights.data(), m_stride,
+                m_n, m_p, firstTile, rowBegin, rowEnd, m_groupRows, out, m_tau, m_worklist.data(), m_flags.data(),
+                m_capacity);
         } else {
             const bool halfLast = lastStageSteps(m_n, m_stride) == 1;
             const auto kernel = m_groupRows > 1
@@ -1828,16 +1903,24 @@ public:
             // −2/(N − 1) made here: in the kernel, its multiply waited behind the tile's last mma on the FP64 pipe
             // (2 % of the stall samples at 80 × 10,000).
             const double scale = 1.0 / static_cast<double>(m_n - 1);
-            kernel<<<blocks, DmmaPolicy::kThreads, 0, stream()>>>(m_fragments.data(), m_columns.data(), m_stride,
-                m_sumSquares.data(), scale, -2.0 * scale, m_p, firstTile, rowBegin, rowEnd, m_groupRows, out, m_shift,
-                m_worklist.data(), m_flags.data(), m_capacity);
-            KS_CUDA_CHECK_LAUNCH("dmmaPairsKernel");
+            device::launchEarly(early, "launch of dmmaPairsKernel", kernel, blocks, DmmaPolicy::kThreads, 0, stream(),
+                m_fragments.data(), m_columns.data(), m_stride, m_sumSquares.data(), scale, -2.0 * scale, m_p,
+                firstTile, rowBegin, rowEnd, m_groupRows, out, m_shift, m_worklist.data(), m_flags.data(), m_capacity);
         }
         if (m_combineFlags)
             m_combineFlags(m_flags.data(), stream());
-        launchRefinement(m_transposed.data(), m_stride, m_centred.data(), m_n, m_p, rowBegin, rowEnd, m_worklist.data(),
-            m_flags.data(), m_capacity, out, stream(), m_combineFlags ? m_flags.data() + 1 : nullptr,
-            m_mode.weighted ? m_transposedWeights.data() : nullptr, m_mode.weighted ? m_w.data() : nullptr);
+        // After the tensor-core kernel itself (not a collective), the refinement may be launched early too.
+        const bool refineEarly = m_early && !m_combineFlags;
+        const unsigned int* decision = m_combineFlags ? m_flags.data() + 1 : nullptr;
+        if (m_mode.weighted) {
+            launchRefinement(m_transposed.data(), m_stride, m_centred.data(), m_n, m_p, rowBegin, rowEnd,
+                m_worklist.data(), m_flags.data(), m_capacity, out, stream(), decision, m_transposedWeights.data(),
+                m_w.data(), refineEarly);
+        } else {
+            const ColumnBlockRows rows {m_columns.data(), m_stride};
+            launchRefineKernel<false>(rows, rows, rows, rows, m_n, m_p, rowBegin, rowEnd, m_worklist.data(),
+                m_flags.data(), m_capacity, out, stream(), decision, refineEarly);
+        }
     }
     /// A multi-device run whose parts are each one chunk decides the refinement's fallback on the flagged pairs of
     /// every device together, as the single-device run decides on the whole triangle: `combine` writes that sum
@@ -1845,9 +1928,9 @@ public:
     void combineFlags(FlagsCombiner combine) { m_combineFlags = std::move(combine); }
 
 private:
-    std::uint64_t m_stride; ///< samples per row of m_transposed: N rounded up to whole stages
-    device::DeviceBuffer<double> m_centred;
-    device::DeviceBuffer<double> m_transposed;
+    std::uint64_t m_stride; ///< samples per row of the feature-major and fragment-order copies: N in whole stages
+    device::DeviceBuffer<double> m_centred; ///< N × p (dmmaKeepsSampleMajor)
+    device::DeviceBuffer<double> m_transposed; ///< feature-major (weighted lrv)
     device::DeviceBuffer<double> m_fragments; ///< the centred logs in FragmentOrder (unweighted lrv): A's blocks …
     device::DeviceBuffer<double> m_columns; ///< … and B's
     device::DeviceBuffer<double> m_transposedWeights; ///< W feature-major like m_transposed (weighted lrv)
@@ -1859,6 +1942,8 @@ private:
     int m_shift; ///< cancellationShift(m_tau), the unweighted kernel's form of the test
     unsigned m_groupRows; ///< TileOrder's group for this table on this device
     FlagsCombiner m_combineFlags;
+    bool m_early = false; ///< kernels after the centring launched early (device::launchEarly): compute capability 9.0+
+    bool m_flagsZeroed = false; ///< by the centring, for the chunk after it
 };
 
 // -----------------------------------------------------------------------------------------------------------

@@ -40,17 +40,23 @@ struct OutputShare {
 /// Σ_k C[k][i]². Also the feature-major copy when `transposed` is not null: p rows of `transposedStride` ≥ N
 /// values, the samples then zeros; and, when `fragments` and `columns` are not null (with `transposed`; the stride a
 /// multiple of 8), the same values in the tensor-core kernel's fragment order for its A and B operands
-/// (cuda_variants.cu, FragmentOrder).
+/// (cuda_variants.cu, FragmentOrder); `transposed` may then be null. `centred` may be null when
+/// centredCopyOptional(n). With `flags`, the kernel also zeroes flags[0] and flags[1] (a tensor-core kernel's
+/// counters), and the kernel after it may be launched early (device::launchEarly).
 void launchCentredLogs(const double* y, std::uint64_t n, std::uint64_t p, double* centred, double* sumSquares,
     double* transposed, std::uint64_t transposedStride, cudaStream_t stream, double* fragments = nullptr,
-    double* columns = nullptr);
+    double* columns = nullptr, unsigned int* flags = nullptr);
+
+/// Whether launchCentredLogs and launchCentredPowers can leave out the N × p copy (a null `centred`) for `n` samples
+/// when they write another: a block then holds its features' whole columns in shared memory between the passes.
+bool centredCopyOptional(std::uint64_t n);
 
 /// Centred features for the alpha transform: C[k][i] = x_ki − mean_k x_ki with x_ki = Y[k][i]^alpha · scale[i]
 /// (scale[i] = 1 / (m_i·alpha), m_i the mean of Yfull^alpha's feature i, from launchFeatureScales), so that
 /// Σ_k (C[k][i] − C[k][j])² / (N − 1) is the alpha lrv; otherwise as launchCentredLogs.
 void launchCentredPowers(const double* y, std::uint64_t n, std::uint64_t p, double alpha, const double* scale,
     double* centred, double* sumSquares, double* transposed, std::uint64_t transposedStride, cudaStream_t stream,
-    double* fragments = nullptr, double* columns = nullptr);
+    double* fragments = nullptr, double* columns = nullptr, unsigned int* flags = nullptr);
 
 /// scale[i] = nf / (alpha · Σ_k full[k][i]^alpha) for the nf × p table `full` (Yfull, or Y itself).
 void launchFeatureScales(
@@ -75,11 +81,12 @@ unsigned int worklistCapacity(std::uint64_t pairs);
 /// capacity) — instead the whole chunk with the tiled kernel; one launch, the choice taken on the device so the stream
 /// never waits. `decisionCount`, when given, is the count that decision compares with the capacity instead
 /// of flags[0] (a multi-device run's flagged pairs summed over its devices). Weighted lrv passes W twice, like the
-/// centred logs: feature-major (`transposedWeights`, the same stride) and N × p (`weights`).
+/// centred logs: feature-major (`transposedWeights`, the same stride) and N × p (`weights`). `early`: launched with
+/// device::launchEarly, after a kernel that allows it.
 void launchRefinement(const double* transposed, std::uint64_t transposedStride, const double* centred, std::uint64_t n,
     std::uint64_t p, std::uint64_t rowBegin, std::uint64_t rowEnd, const std::uint64_t* worklist, unsigned int* flags,
     unsigned int capacity, double* out, cudaStream_t stream, const unsigned int* decisionCount = nullptr,
-    const double* transposedWeights = nullptr, const double* weights = nullptr);
+    const double* transposedWeights = nullptr, const double* weights = nullptr, bool early = false);
 
 /// Which of propr's modes (lrv.h's Mode) a GPU variant computes; the others it skips, naming who computes them.
 enum class ModeSupport {
@@ -116,7 +123,7 @@ protected:
     /// The centred features of an unweighted mode, enqueued on stream(): logs (launchCentredLogs), or with alpha the
     /// feature scales from Yfull then launchCentredPowers.
     void launchCentred(double* centred, double* sumSquares, double* transposed, std::uint64_t transposedStride,
-        double* fragments = nullptr, double* columns = nullptr);
+        double* fragments = nullptr, double* columns = nullptr, unsigned int* flags = nullptr);
     /// Yfull on the device: the uploaded reference, or Y.
     const double* fullValues() const { return m_full.size() != 0 ? m_full.data() : m_y.data(); }
 
