@@ -1397,8 +1397,9 @@ struct WeightedSums {
     double cross[WeightedDmmaPolicy::kNTiles][4] = {}; ///< Σw·c_i·c_j
 };
 
+/// The weighted sums of this warp's 16×16 pairs of tile (i0, j0), the last stage `lastSteps` k8 steps (forEachStage).
 __device__ void weightedGramTile(const double* __restrict__ transposed, const double* __restrict__ transposedWeights,
-    std::uint64_t stride, std::uint64_t samples, std::uint64_t i0, std::uint64_t j0, WeightedSums& sums,
+    std::uint64_t stride, int lastSteps, std::uint64_t i0, std::uint64_t j0, WeightedSums& sums,
     WeightedDmmaShared& shared)
 {
     using Policy = WeightedDmmaPolicy;
@@ -1410,7 +1411,7 @@ __device__ void weightedGramTile(const double* __restrict__ transposed, const do
     const int quad = lane & 3;
     const StageCopies<Policy::kArrays, Policy::kTile, Policy::kThreads> copies(
         {transposed, transposedWeights, transposed, transposedWeights}, {i0, i0, j0, j0}, stride);
-    forEachStage(copies, stride, lastStageSteps(samples, stride), shared.stages, [&](const auto& stage, int steps) {
+    forEachStage(copies, stride, lastSteps, shared.stages, [&](const auto& stage, int steps) {
 #pragma unroll
         for (int step = 0; step < DmmaPolicy::kSteps; ++step) {
             if (step > 0 && step >= steps)
@@ -1453,7 +1454,7 @@ __device__ void weightedGramTile(const double* __restrict__ transposed, const do
 
 __global__ void __launch_bounds__(WeightedDmmaPolicy::kThreads, WeightedDmmaPolicy::kBlocksPerSm)
     weightedDmmaPairsKernel(const double* __restrict__ transposed, const double* __restrict__ transposedWeights,
-        std::uint64_t stride, std::uint64_t samples, std::uint64_t p, std::uint64_t firstTile, std::uint64_t rowBegin,
+        std::uint64_t stride, int lastSteps, std::uint64_t p, std::uint64_t firstTile, std::uint64_t rowBegin,
         std::uint64_t rowEnd, unsigned groupRows, double* __restrict__ out, double tau, std::uint64_t* worklist,
         unsigned int* worklistCount, unsigned int capacity)
 {
@@ -1468,7 +1469,7 @@ __global__ void __launch_bounds__(WeightedDmmaPolicy::kThreads, WeightedDmmaPoli
     device::waitForPrerequisites(); // launched early: the feature-major copies are ready from here
     __shared__ WeightedDmmaShared shared;
     WeightedSums sums;
-    weightedGramTile(transposed, transposedWeights, stride, samples, i0, j0, sums, shared);
+    weightedGramTile(transposed, transposedWeights, stride, lastSteps, i0, j0, sums, shared);
 
     // Weighted lrv from the accumulators into the shared tile (flagging cancelling pairs on the way) ...
     const int lane = threadIdx.x & 31;
@@ -1893,8 +1894,8 @@ public:
         if (m_mode.weighted) {
             device::launchEarly(early, "launch of weightedDmmaPairsKernel", weightedDmmaPairsKernel, blocks,
                 WeightedDmmaPolicy::kThreads, 0, stream(), m_transposed.data(), m_transposedWeights.data(), m_stride,
-                m_n, m_p, firstTile, rowBegin, rowEnd, m_groupRows, out, m_tau, m_worklist.data(), m_flags.data(),
-                m_capacity);
+                lastStageSteps(m_n, m_stride), m_p, firstTile, rowBegin, rowEnd, m_groupRows, out, m_tau,
+                m_worklist.data(), m_flags.data(), m_capacity);
         } else {
             const bool halfLast = lastStageSteps(m_n, m_stride) == 1;
             const auto kernel = m_groupRows > 1
