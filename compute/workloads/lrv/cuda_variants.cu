@@ -918,7 +918,12 @@ struct DmmaPolicy {
     static constexpr int kWarpsN = 2; ///< … and across it
     static constexpr int kWarps = kWarpsM * kWarpsN;
     static constexpr int kThreads = 32 * kWarps;
-    static constexpr int kBlocksPerSm = 4; ///< four blocks share an SM's 64 K registers: 128 a thread
+    /// Blocks an SM: four share its 64 K registers at 128 a thread; five (96 registers) give each multiprocessor more
+    /// warps to hide a block's latencies, but the instance whose stages are all whole then spills 192 bytes (H200:
+    /// 0.210 → 0.389 ms at 80 × 10,000), while the one with a one-step last stage spills 32–36 and gains (200 ×
+    /// 30,000: 3.58 → 3.55 ms and 3.67 → 3.63 ms on two machines; 37 × 20,000: 0.59 ms, −0.5 %). So five for that
+    /// one (kHalfLast).
+    static constexpr int blocksPerSm(bool halfLast) { return halfLast ? 5 : 4; }
     static constexpr int kWarpTileM = kTile / kWarpsM; ///< a warp's rows of the tile …
     static constexpr int kWarpTileN = kTile / kWarpsN; ///< … and columns
     static constexpr int kMTiles = kWarpTileM / 16; ///< m16n8k8 tiles down a warp's block
@@ -1270,7 +1275,7 @@ __device__ __forceinline__ void groupedTileAt(std::uint32_t tile, std::uint64_t 
 /// kHalfLast: the last stage is one k8 step (lastStageSteps; its own instance, as a runtime step count cost 1.5 % at
 /// 80 × 10,000, where every stage is whole).
 template <bool kGrouped, bool kHalfLast>
-__global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::kBlocksPerSm)
+__global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::blocksPerSm(kHalfLast))
     dmmaPairsKernel(const double* __restrict__ fragments, const double* __restrict__ columns, std::uint64_t stride,
         const double* __restrict__ sumSquares, double scale, double gramScale, std::uint64_t p, std::uint64_t firstTile,
         std::uint64_t rowBegin, std::uint64_t rowEnd, unsigned groupRows, double* __restrict__ out, int shift,
