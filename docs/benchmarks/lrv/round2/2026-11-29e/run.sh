@@ -101,6 +101,12 @@ five-blocks-step-loop) # b5s: five blocks, the step loop rolled; b5sr: and A loa
   ab 80 $P80 cur b5s b5sr cur b5s b5sr
   ab 200 $P200 cur b5 b5s b5sr cur b5s b5sr
   ab 37 $P37 cur b5 b5s b5sr ;;
+five-blocks-whole-stages) # w5: d42f594 with the all-whole-stages instance at five blocks too, its step count made
+  # opaque to the compiler (32 bytes of spill instead of 192); runs of 1 s, at most 40 repetitions
+  for b in cur w5 cur w5 cur w5; do
+    ./kernelscope-cli.$b run --workload lrv --variant dmma_refined --generate $P80 --time-limit 1.0 --max-reps 40 \
+      --csv /tmp/r.csv --quiet >/dev/null 2>&1
+    sed "s/^/80,$b,/" /tmp/r.csv >> $OUT/ab.csv; summ /tmp/r.csv "80 $b"; done ;;
 five-blocks) # d42f594 (new) against 53a376a (cur)
   tests
   sanitize memcheck "N=37 grouped chunks" $S37 --param group_rows=16 --param device_output_mb=1
@@ -109,5 +115,5 @@ five-blocks) # d42f594 (new) against 53a376a (cur)
   ab 200 $P200 cur new cur new
   ab 37 $P37 cur new
   ab 80 $P80 cur new ;;
-*) echo "usage: run.sh early-launch|persistent-first|persistent-carveout|persistent-blocks|persistent-without-early|weighted-last-steps|five-blocks-first|five-blocks-step-loop|five-blocks" >&2; exit 2 ;;
+*) echo "usage: run.sh early-launch|persistent-first|persistent-carveout|persistent-blocks|persistent-without-early|weighted-last-steps|five-blocks-first|five-blocks-step-loop|five-blocks-whole-stages|five-blocks" >&2; exit 2 ;;
 esac
