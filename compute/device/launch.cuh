@@ -43,8 +43,8 @@ __device__ __forceinline__ void waitForPrerequisites()
 #endif
 }
 
-/// Launches `kernel`, early (programmatic stream serialization, see allowEarlyLaunch) when `early`, else as <<<>>>
-/// does; a failed launch throws with `name`.
+/// Launches `kernel`, early (programmatic stream serialization, see allowEarlyLaunch) when `early` — which the caller
+/// sets only on compute capability 9.0 or newer — else as <<<>>> does; a failed launch throws with `name`.
 template <typename... Params, typename... Args>
 void launchEarly(bool early, const char* name, void (*kernel)(Params...), dim3 grid, dim3 block,
     std::size_t sharedBytes, cudaStream_t stream, Args&&... args)
@@ -61,16 +61,6 @@ void launchEarly(bool early, const char* name, void (*kernel)(Params...), dim3 g
     config.numAttrs = early ? 1 : 0;
     throwOnCudaError(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...), name, __FILE__, __LINE__);
     throwOnCudaError(cudaGetLastError(), name, __FILE__, __LINE__);
-}
-
-/// Whether the current device takes launchEarly's early launches (compute capability 9.0 or newer).
-inline bool earlyLaunchSupported()
-{
-    int device = 0;
-    KS_CUDA_CHECK(cudaGetDevice(&device));
-    int major = 0;
-    KS_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    return major >= 9;
 }
 
 /// The current device's streaming multiprocessors.
