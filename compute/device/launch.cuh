@@ -26,7 +26,8 @@ inline unsigned blocksFor(
 /// Programmatic dependent launch (compute capability 9.0 and newer): a kernel launched by launchEarly may be scheduled
 /// while the kernel before it in the stream still runs, as soon as every block of that kernel has called
 /// allowEarlyLaunch() (or exited); it must call waitForPrerequisites() before it reads anything the kernel before it
-/// writes, or writes anything that kernel reads. Elsewhere (older devices, a plain launch) both are no-ops.
+/// writes, or writes anything that kernel reads or writes. Compiled for older devices both are no-ops, and after a
+/// plain launch the wait returns at once.
 __device__ __forceinline__ void allowEarlyLaunch()
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -44,7 +45,8 @@ __device__ __forceinline__ void waitForPrerequisites()
 }
 
 /// Launches `kernel`, early (programmatic stream serialization, see allowEarlyLaunch) when `early` — which the caller
-/// sets only on compute capability 9.0 or newer — else as <<<>>> does; a failed launch throws with `name`.
+/// sets only on compute capability 9.0 or newer, with the kernels compiled for it (cudaFuncAttributes::ptxVersion ≥
+/// 90) — else as <<<>>> does; a failed launch throws with `name`.
 template <typename... Params, typename... Args>
 void launchEarly(bool early, const char* name, void (*kernel)(Params...), dim3 grid, dim3 block,
     std::size_t sharedBytes, cudaStream_t stream, Args&&... args)

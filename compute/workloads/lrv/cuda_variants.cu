@@ -1813,13 +1813,14 @@ bool dmmaKeepsSampleMajor(const data::ExpressionTable& t)
 }
 
 /// Device bytes dmma_refined needs beside Y (and W): the centred logs twice — feature-major and N × p, W
-/// feature-major (weighted), or in the two fragment orders and, when dmmaKeepsSampleMajor, N × p (unweighted) — and
-/// their squares.
+/// feature-major (weighted), or in the two fragment orders and, when dmmaKeepsSampleMajor, N × p (unweighted) — their
+/// squares, and the refinement's worklist.
 std::uint64_t dmmaRefinedBytes(const data::ExpressionTable& t)
 {
     const std::uint64_t featureMajor = dmmaStride(t.samples) * dmmaFeatureRows(t.features);
     const std::uint64_t sampleMajor = dmmaKeepsSampleMajor(t) ? t.samples * t.features : 0;
-    return (sampleMajor + dmmaFeatureRows(t.features) + 2 * featureMajor) * sizeof(double);
+    return (sampleMajor + dmmaFeatureRows(t.features) + 2 * featureMajor) * sizeof(double)
+        + std::uint64_t {worklistCapacity(pairCount(t.features))} * sizeof(std::uint64_t);
 }
 
 class DmmaRefinedRun final : public LrvDeviceRun {
@@ -1850,9 +1851,13 @@ public:
         KS_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
         if (major < 8)
             throw SkipRun("needs FP64 tensor cores (compute capability 8.0 or newer)");
-        m_early = major >= 9;
-        // The rows beyond p stay zero: every run rewrites only the first p (the fragment copy's up to a multiple of
-        // 32, with zeros).
+        // Early launches need the kernels' waits, which exist only in code compiled for compute capability 9.0 (a
+        // build without it runs on Hopper from older PTX, where they compile to nothing).
+        cudaFuncAttributes compiled {};
+        KS_CUDA_CHECK(cudaFuncGetAttributes(&compiled, dmmaPairsKernel<true, true>));
+        m_early = major >= 9 && compiled.ptxVersion >= 90;
+        // The rows beyond p stay zero: every run rewrites only the first p (the fragment copies' up to a multiple of
+        // 16 or 32, with zeros).
         m_transposed.fillBytesAsync(0, stream());
         m_sumSquares.fillBytesAsync(0, stream());
         if (m_mode.weighted) {

@@ -38,17 +38,18 @@ struct OutputShare {
 
 /// Centred logs: C[k][i] = log Y[k][i] − mean_k log Y[k][i] (N × p, row-major like Y), and sumSquares[i] =
 /// Σ_k C[k][i]². Also the feature-major copy when `transposed` is not null: p rows of `transposedStride` ≥ N
-/// values, the samples then zeros; and, when `fragments` and `columns` are not null (with `transposed`; the stride a
-/// multiple of 8), the same values in the tensor-core kernel's fragment order for its A and B operands
-/// (cuda_variants.cu, FragmentOrder); `transposed` may then be null. `centred` may be null when
+/// values, the samples then zeros; and, when `fragments` and `columns` are not null (with or without `transposed`;
+/// `transposedStride` then their rows' samples too, a multiple of 16), the same values in the tensor-core kernel's
+/// fragment order for its A and B operands (cuda_variants.cu, FragmentOrder). `centred` may be null when
 /// centredCopyOptional(n). With `flags`, the kernel also zeroes flags[0] and flags[1] (a tensor-core kernel's
 /// counters), and the kernel after it may be launched early (device::launchEarly).
 void launchCentredLogs(const double* y, std::uint64_t n, std::uint64_t p, double* centred, double* sumSquares,
     double* transposed, std::uint64_t transposedStride, cudaStream_t stream, double* fragments = nullptr,
     double* columns = nullptr, unsigned int* flags = nullptr);
 
-/// Whether launchCentredLogs and launchCentredPowers can leave out the N × p copy (a null `centred`) for `n` samples
-/// when they write another: a block then holds its features' whole columns in shared memory between the passes.
+/// Whether launchCentredLogs and launchCentredPowers can leave out the N × p copy (a null `centred`) for `n` samples:
+/// up to 320, a block holds its features' whole columns in shared memory between its passes; past that, the N × p copy
+/// is where it keeps them.
 bool centredCopyOptional(std::uint64_t n);
 
 /// Centred features for the alpha transform: C[k][i] = x_ki − mean_k x_ki with x_ki = Y[k][i]^alpha · scale[i]
