@@ -341,20 +341,27 @@ __device__ void storeFeatureMajor(const double (&block)[CentredLogsPolicy::kFeat
     __syncthreads();
 }
 
+/// What a centring kernel does first: lets the kernel after it be scheduled (it waits for this one's end before it
+/// reads anything), and, given the tensor-core kernel's `flags`, has block 0 zero its two counters.
+__device__ __forceinline__ void startCentring(unsigned int* flags)
+{
+    device::allowEarlyLaunch();
+    if (flags && blockIdx.x == 0 && threadIdx.x < 2)
+        flags[threadIdx.x] = 0;
+}
+
 /// 32 features per block, their samples split over 8 warps: logs (or, kPower, y^alpha · scale[i]) into C and their
 /// mean, then centre and sum squares (two passes, accurate). Each thread rereads only what it wrote itself. The
 /// feature-major copy has rows of `stride` ≥ n samples, the padding zeroed; it is written through a shared 32 × 32
-/// block, so a warp stores 32 consecutive samples of one feature instead of one sample of 32 features. Block 0 zeroes
-/// `flags` (two counters) when given, for the tensor-core kernel after it.
+/// block, so a warp stores 32 consecutive samples of one feature instead of one sample of 32 features. `flags`: see
+/// startCentring.
 template <bool kPower>
 __global__ void __launch_bounds__(CentredLogsPolicy::kThreads)
     centredFeaturesKernel(const double* __restrict__ y, std::uint64_t n, std::uint64_t p, double alpha,
         const double* __restrict__ scale, double* centred, double* sumSquares, double* transposed, std::uint64_t stride,
         double* fragments, double* columns, unsigned int* flags)
 {
-    device::allowEarlyLaunch(); // the next kernel waits for this one's end before it reads anything
-    if (flags && blockIdx.x == 0 && threadIdx.x < 2)
-        flags[threadIdx.x] = 0;
+    startCentring(flags);
     constexpr int kFeatures = CentredLogsPolicy::kFeatures;
     constexpr int kRows = CentredLogsPolicy::kRows;
     __shared__ double partial[kRows][kFeatures];
@@ -419,9 +426,7 @@ __global__ void __launch_bounds__(CentredSlabPolicy::kThreads)
         const double* __restrict__ scale, double* centred, double* sumSquares, double* transposed, std::uint64_t stride,
         double* fragments, double* columns, unsigned int* flags)
 {
-    device::allowEarlyLaunch(); // the next kernel waits for this one's end before it reads anything
-    if (flags && blockIdx.x == 0 && threadIdx.x < 2)
-        flags[threadIdx.x] = 0;
+    startCentring(flags);
     using P = CentredSlabPolicy;
     extern __shared__ double slab[]; // [sample][feature], P::kPitch apart; zero for features beyond p
     __shared__ double partial[P::kRows][P::kFeatures];
