@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <limits>
 #include <random>
 #include <set>
 
@@ -156,6 +157,39 @@ TEST(LrvCancellation, TheHighWordTestFlagsEveryPairUnderTauAndFewAbove)
         EXPECT_TRUE(lrv::cancelsByHighWords(0.0, 1.0, shift));
         EXPECT_FALSE(lrv::cancelsByHighWords(0.5, 1.0, shift));
         EXPECT_FALSE(lrv::cancelsByHighWords(0.0, 0.0, shift)) << "two constant features: lrv 0, exactly";
+    }
+}
+
+TEST(LrvCancellation, ThePartsTestFlagsEveryPairTheExactTestFlags)
+{
+    // The tensor-core kernel knows s_i + s_j only as its two parts: its test must flag every pair under tau·(s_i +
+    // s_j) — everything cancelsByHighWords flags — and may flag more, up to twice that bound.
+    std::mt19937_64 random(16);
+    std::uniform_real_distribution<double> exponent(-40.0, 40.0);
+    std::uniform_real_distribution<double> spread(-30.0, 30.0);
+    std::uniform_real_distribution<double> ratio(-0.5, 3.0);
+    for (std::uint64_t n : {3, 80, 1000, 100000}) {
+        const double tau = lrv::cancellationThreshold(n);
+        const int shift = lrv::cancellationShift(tau);
+        for (int t = 0; t < 200000; ++t) {
+            const double si = std::exp2(exponent(random));
+            const double sj = t % 7 == 0 ? si : si * std::exp2(spread(random)); // equal parts too: the bound is tight
+            const double terms = si + sj;
+            const double value = ratio(random) * tau * terms;
+            const bool flagged = lrv::cancelsByPartsHighWords(value, lrv::highWord(si), lrv::highWord(sj), shift);
+            if (lrv::cancelsByHighWords(value, terms, shift) || value < tau * terms) {
+                ASSERT_TRUE(flagged) << "n " << n << " value " << value << " s_i " << si << " s_j " << sj;
+            } else if (value >= 2.26 * tau * terms) {
+                ASSERT_FALSE(flagged) << "n " << n << " value " << value << " s_i " << si << " s_j " << sj;
+            }
+        }
+        const int one = lrv::highWord(1.0);
+        EXPECT_TRUE(lrv::cancelsByPartsHighWords(-1e-300, one, one, shift));
+        EXPECT_TRUE(lrv::cancelsByPartsHighWords(0.0, one, 0, shift));
+        EXPECT_FALSE(lrv::cancelsByPartsHighWords(0.5, one, one, shift));
+        EXPECT_FALSE(lrv::cancelsByPartsHighWords(0.0, 0, 0, shift)) << "two constant features: lrv 0, exactly";
+        EXPECT_TRUE(lrv::cancelsByPartsHighWords(1.0, lrv::highWord(std::numeric_limits<double>::infinity()), 0, shift))
+            << "no overflow";
     }
 }
 

@@ -145,16 +145,16 @@ double LrvDeviceRun::measureCopyCeiling()
 }
 
 void LrvDeviceRun::launchCentred(double* centred, double* sumSquares, double* transposed,
-    std::uint64_t transposedStride, double* fragments, double* columns, unsigned int* flags)
+    std::uint64_t transposedStride, double* fragments, double* columns, unsigned int* flags, FragmentScales scales)
 {
     if (!m_mode.transformed()) {
         launchCentredLogs(m_y.data(), m_n, m_p, centred, sumSquares, transposed, transposedStride, stream(), fragments,
-            columns, flags);
+            columns, flags, scales);
         return;
     }
     launchFeatureScales(fullValues(), m_table.fullSamples(), m_p, m_mode.alpha, m_scale.data(), stream());
     launchCentredPowers(m_y.data(), m_n, m_p, m_mode.alpha, m_scale.data(), centred, sumSquares, transposed,
-        transposedStride, stream(), fragments, columns, flags);
+        transposedStride, stream(), fragments, columns, flags, scales);
 }
 
 LrvDeviceRun::~LrvDeviceRun()
@@ -307,7 +307,7 @@ template <int Rows, int Features> __device__ double sumOverRows(double value, do
 /// the block to be filled first and, after, for the reads to finish before it is refilled.
 __device__ void storeFeatureMajor(const double (&block)[CentredLogsPolicy::kFeatures][CentredLogsPolicy::kFeatures + 1],
     std::uint64_t first, std::uint64_t k0, std::uint64_t p, double* transposed, std::uint64_t stride, double* fragments,
-    double* columns)
+    double* columns, double fragmentScale)
 {
     constexpr int kFeatures = CentredLogsPolicy::kFeatures;
     const int tx = threadIdx.x % kFeatures;
@@ -334,7 +334,8 @@ __device__ void storeFeatureMajor(const double (&block)[CentredLogsPolicy::kFeat
             if (k0 + s0 >= stride)
                 continue;
             const std::uint64_t at = FragmentOrder::blockStart(first + f0, k0 + s0, stride) + slot;
-            fragments[at] = block[s0 + FragmentOrder::sampleOf(slot)][f0 + FragmentOrder::featureOf(slot)];
+            fragments[at]
+                = block[s0 + FragmentOrder::sampleOf(slot)][f0 + FragmentOrder::featureOf(slot)] * fragmentScale;
             columns[at] = block[s0 + FragmentOrder::columnSampleOf(slot)][f0 + FragmentOrder::columnFeatureOf(slot)];
         }
     }
@@ -359,7 +360,7 @@ template <bool kPower>
 __global__ void __launch_bounds__(CentredLogsPolicy::kThreads)
     centredFeaturesKernel(const double* __restrict__ y, std::uint64_t n, std::uint64_t p, double alpha,
         const double* __restrict__ scale, double* centred, double* sumSquares, double* transposed, std::uint64_t stride,
-        double* fragments, double* columns, unsigned int* flags)
+        double* fragments, double* columns, unsigned int* flags, FragmentScales scales)
 {
     startCentring(flags);
     constexpr int kFeatures = CentredLogsPolicy::kFeatures;
@@ -396,11 +397,11 @@ __global__ void __launch_bounds__(CentredLogsPolicy::kThreads)
             block[ty + r * kRows][tx] = c;
         }
         if (copies)
-            storeFeatureMajor(block, first, k0, p, transposed, stride, fragments, columns);
+            storeFeatureMajor(block, first, k0, p, transposed, stride, fragments, columns, scales.a);
     }
     const double total = sumOverRows(squares, partial);
     if (active && ty == 0)
-        sumSquares[i] = total;
+        sumSquares[i] = total * scales.sums;
 }
 
 /// centredSlabKernel's shape: a block holds its features' whole columns of logs in shared memory between the passes.
@@ -424,7 +425,7 @@ template <bool kPower>
 __global__ void __launch_bounds__(CentredSlabPolicy::kThreads)
     centredSlabKernel(const double* __restrict__ y, std::uint64_t n, std::uint64_t p, double alpha,
         const double* __restrict__ scale, double* centred, double* sumSquares, double* transposed, std::uint64_t stride,
-        double* fragments, double* columns, unsigned int* flags)
+        double* fragments, double* columns, unsigned int* flags, FragmentScales scales)
 {
     startCentring(flags);
     using P = CentredSlabPolicy;
@@ -466,7 +467,7 @@ __global__ void __launch_bounds__(CentredSlabPolicy::kThreads)
     }
     const double total = sumOverRows(squares, partial); // its barriers also make the slab whole for every thread
     if (active && ty == 0)
-        sumSquares[i] = total;
+        sumSquares[i] = total * scales.sums;
     const int width = static_cast<int>(stride);
     if (transposed) {
         // Rows first … first + 15 of the feature-major copy are one run of 16·stride doubles; those beyond p stay.
@@ -488,7 +489,7 @@ __global__ void __launch_bounds__(CentredSlabPolicy::kThreads)
             const int k0 = (e / kSlots) * FragmentOrder::kSamples;
             const int k = k0 + FragmentOrder::sampleOf(slot);
             const int kc = k0 + FragmentOrder::columnSampleOf(slot);
-            fragments[start + e] = k < samples ? slab[k * P::kPitch + FragmentOrder::featureOf(slot)] : 0.0;
+            fragments[start + e] = k < samples ? slab[k * P::kPitch + FragmentOrder::featureOf(slot)] * scales.a : 0.0;
             columns[start + e] = kc < samples ? slab[kc * P::kPitch + FragmentOrder::columnFeatureOf(slot)] : 0.0;
         }
     }
@@ -519,35 +520,35 @@ bool centredCopyOptional(std::uint64_t n)
 
 void launchCentredLogs(const double* y, std::uint64_t n, std::uint64_t p, double* centred, double* sumSquares,
     double* transposed, std::uint64_t transposedStride, cudaStream_t stream, double* fragments, double* columns,
-    unsigned int* flags)
+    unsigned int* flags, FragmentScales scales)
 {
     if (n <= CentredSlabPolicy::kMaxSamples) {
         centredSlabKernel<false><<<device::blocksFor(p, CentredSlabPolicy::kFeatures), CentredSlabPolicy::kThreads,
-            CentredSlabPolicy::slabBytes(n), stream>>>(
-            y, n, p, 0.0, nullptr, centred, sumSquares, transposed, transposedStride, fragments, columns, flags);
+            CentredSlabPolicy::slabBytes(n), stream>>>(y, n, p, 0.0, nullptr, centred, sumSquares, transposed,
+            transposedStride, fragments, columns, flags, scales);
         KS_CUDA_CHECK_LAUNCH("centredSlabKernel<log>");
         return;
     }
     centredFeaturesKernel<false>
-        <<<device::blocksFor(p, CentredLogsPolicy::kFeatures), CentredLogsPolicy::kThreads, 0, stream>>>(
-            y, n, p, 0.0, nullptr, centred, sumSquares, transposed, transposedStride, fragments, columns, flags);
+        <<<device::blocksFor(p, CentredLogsPolicy::kFeatures), CentredLogsPolicy::kThreads, 0, stream>>>(y, n, p, 0.0,
+            nullptr, centred, sumSquares, transposed, transposedStride, fragments, columns, flags, scales);
     KS_CUDA_CHECK_LAUNCH("centredFeaturesKernel<log>");
 }
 
 void launchCentredPowers(const double* y, std::uint64_t n, std::uint64_t p, double alpha, const double* scale,
     double* centred, double* sumSquares, double* transposed, std::uint64_t transposedStride, cudaStream_t stream,
-    double* fragments, double* columns, unsigned int* flags)
+    double* fragments, double* columns, unsigned int* flags, FragmentScales scales)
 {
     if (n <= CentredSlabPolicy::kMaxSamples) {
         centredSlabKernel<true><<<device::blocksFor(p, CentredSlabPolicy::kFeatures), CentredSlabPolicy::kThreads,
-            CentredSlabPolicy::slabBytes(n), stream>>>(
-            y, n, p, alpha, scale, centred, sumSquares, transposed, transposedStride, fragments, columns, flags);
+            CentredSlabPolicy::slabBytes(n), stream>>>(y, n, p, alpha, scale, centred, sumSquares, transposed,
+            transposedStride, fragments, columns, flags, scales);
         KS_CUDA_CHECK_LAUNCH("centredSlabKernel<power>");
         return;
     }
     centredFeaturesKernel<true>
-        <<<device::blocksFor(p, CentredLogsPolicy::kFeatures), CentredLogsPolicy::kThreads, 0, stream>>>(
-            y, n, p, alpha, scale, centred, sumSquares, transposed, transposedStride, fragments, columns, flags);
+        <<<device::blocksFor(p, CentredLogsPolicy::kFeatures), CentredLogsPolicy::kThreads, 0, stream>>>(y, n, p, alpha,
+            scale, centred, sumSquares, transposed, transposedStride, fragments, columns, flags, scales);
     KS_CUDA_CHECK_LAUNCH("centredFeaturesKernel<power>");
 }
 
@@ -908,9 +909,10 @@ void launchRefinement(const double* transposed, std::uint64_t transposedStride, 
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// The tensor-core expansion: 64×64 tiles of the Gram matrix g_ij = Σ_k c_ik c_jk from FP64 mma.sync (m16n8k8 on
-// Hopper), four warps of 32×32 each, and the lrv written straight from the accumulators — g never touches memory. Pairs
-// whose numerator cancels are listed for the refinement above.
+// The tensor-core expansion: lrv_ij = (s_i + s_j)/(N − 1) − 2·g_ij/(N − 1) in 64×64 tiles, g_ij = Σ_k c_ik c_jk from
+// FP64 mma.sync (m16n8k8 on Hopper), four warps of 32×32 each. The accumulators start at the first part and the A copy
+// comes scaled by −2/(N − 1) (FragmentScales), so they end as the lrv and are written straight out — g never touches
+// memory. Pairs whose numerator cancels are listed for the refinement above.
 
 namespace {
 struct DmmaPolicy {
@@ -939,6 +941,16 @@ struct DmmaPolicy {
     /// The output tile staged for row-wise, coalesced stores; rows 72 doubles apart put a quarter-warp's 16-byte
     /// writes (two rows, four pairs of columns each) in distinct banks.
     static constexpr int kOutStride = kTile + 8;
+    /// Where a tile's accumulators get their first values, s_i + s_j: each thread's own loads before the stages
+    /// (startFromLoads), or the shared copy of the sums once the first stage has landed (startFromShared). Same work;
+    /// ptxas allocates the two differently in each instance (H200, one call, the instance each size runs): 80 ×
+    /// 10,000 (row by row, whole stages) 0.2087 ms from shared, 0.2074 loaded; 37 × 20,000 (row by row, one-step
+    /// last stage) 0.538 / 0.531; 200 × 30,000 (grouped, one-step last stage) 3.468 / 3.488. So loaded, but for that.
+    static constexpr bool startsFromShared(bool grouped, bool halfLast) { return grouped && halfLast; }
+    /// The thread's first row of the tile in its accumulators (then + 8, + 16, + 24) …
+    __device__ static int firstRow() { return (threadIdx.x / 32 / kWarpsN) * kWarpTileM + (threadIdx.x & 31) / 4; }
+    /// … and its first column (then + 1, + 8, + 9, …, + 25): recomputed where needed, not kept through the stages.
+    __device__ static int firstColumn() { return (threadIdx.x / 32 % kWarpsN) * kWarpTileN + 2 * (threadIdx.x & 3); }
 };
 
 /// Samples in a row of the centred logs the tensor-core kernels read (the feature-major copy, W's, and a fragment-order
@@ -1059,14 +1071,20 @@ private:
     int m_target;
 };
 
+/// forEachStage's start when there is nothing to start.
+struct NoStart {
+    __device__ void operator()() const { }
+};
+
 /// Runs consume(stage, steps) over the stages of samples [0, stride) in order, double-buffered: stage s + 1's copies
 /// fly while the tensor cores work on stage s. One barrier a stage: once stage s has landed for every thread, every
 /// thread is also done with stage s − 1, whose buffer then takes stage s + 1. Ends with a barrier, so the caller
 /// may reuse the buffers' memory. `steps` is the stage's k8 steps to compute: kSteps, and `lastSteps` in the last
-/// stage (lastStageSteps).
-template <class Copies, class Stage, class Consume>
+/// stage (lastStageSteps). start() runs once, after the first stage has landed (with whatever the caller copied
+/// before it) and before its first consume.
+template <class Copies, class Stage, class Start, class Consume>
 __device__ void forEachStage(
-    const Copies& copies, std::uint64_t stride, int lastSteps, Stage (&buffers)[2], Consume&& consume)
+    const Copies& copies, std::uint64_t stride, int lastSteps, Stage (&buffers)[2], Start&& start, Consume&& consume)
 {
     const std::uint64_t stages = stride / DmmaPolicy::kDepth;
     copies.issue(0, buffers[0]);
@@ -1078,6 +1096,8 @@ __device__ void forEachStage(
             copies.issue((s + 1) * DmmaPolicy::kDepth, buffers[(s + 1) & 1]);
             commitCopies();
         }
+        if (s == 0)
+            start();
         consume(buffers[s & 1], s + 1 < stages ? int(DmmaPolicy::kSteps) : lastSteps);
     }
     __syncthreads();
@@ -1169,19 +1189,21 @@ __device__ __forceinline__ BlockPair loadBlockPair(const double (&block)[DmmaSta
         *reinterpret_cast<const double2*>(&block[DmmaStage::kBlock / 2 + 2 * lane])};
 }
 
-/// Accumulates this warp's 32×32 block of g for tile (i0, j0). The k slots q and q+4 of an mma carry a lane's
-/// samples 2q and 2q+1 of the step — the same permutation for A and B, so the sum over samples is unchanged. The last
-/// stage computes `lastSteps` steps (forEachStage).
+/// Adds this warp's 32×32 block of the product of the A and column copies for tile (i0, j0) to `acc`, which start()
+/// sets once the first stage has landed (forEachStage). The k slots q and q+4 of an mma carry a lane's samples 2q and
+/// 2q+1 of the step — the same permutation for A and B, so the sum over samples is unchanged. The last stage computes
+/// `lastSteps` steps.
+template <class Start>
 __device__ void gramTile(const double* __restrict__ fragments, const double* __restrict__ columns, std::uint64_t stride,
     int lastSteps, std::uint64_t i0, std::uint64_t j0, double (&acc)[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4],
-    DmmaShared& shared)
+    DmmaShared& shared, Start&& start)
 {
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     const int wg = (warp / DmmaPolicy::kWarpsN) * DmmaPolicy::kMTiles; // the warp's first m16 group
     const int wn = (warp % DmmaPolicy::kWarpsN) * (DmmaPolicy::kWarpTileN / FragmentOrder::kFeatures); // … j side
     const DmmaCopies copies(fragments, columns, stride, i0, j0);
-    forEachStage(copies, stride, lastSteps, shared.stages, [&](const DmmaStage& stage, int steps) {
+    forEachStage(copies, stride, lastSteps, shared.stages, start, [&](const DmmaStage& stage, int steps) {
 #pragma unroll
         for (int step = 0; step < DmmaPolicy::kSteps; ++step) {
             if (step > 0 && step >= steps)
@@ -1210,6 +1232,54 @@ __device__ void gramTile(const double* __restrict__ fragments, const double* __r
                     dmma1688(acc[u][v], a[u], b[v]);
         }
     });
+}
+
+/// acc = s_i + s_j (both already over N − 1) for this thread's pairs, the tile's s_i at rowSums and s_j at
+/// columnSums in global memory: the twelve loads first, in flight with the first stage's copies, then the adds.
+__device__ __forceinline__ void startFromLoads(double (&acc)[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4],
+    const double* __restrict__ rowSums, const double* __restrict__ columnSums)
+{
+    const int li = DmmaPolicy::firstRow();
+    const int lj = DmmaPolicy::firstColumn();
+    double si[DmmaPolicy::kMTiles][2], sj[DmmaPolicy::kNTiles][2];
+#pragma unroll
+    for (int u = 0; u < DmmaPolicy::kMTiles; ++u)
+#pragma unroll
+        for (int half = 0; half < 2; ++half)
+            si[u][half] = __ldcg(rowSums + li + 16 * u + 8 * half);
+#pragma unroll
+    for (int v = 0; v < DmmaPolicy::kNTiles; ++v)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+            sj[v][h] = __ldcg(columnSums + lj + 8 * v + h);
+#pragma unroll
+    for (int u = 0; u < DmmaPolicy::kMTiles; ++u)
+#pragma unroll
+        for (int half = 0; half < 2; ++half)
+#pragma unroll
+            for (int v = 0; v < DmmaPolicy::kNTiles; ++v)
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+                    acc[u][v][2 * half + h] = si[u][half] + sj[v][h];
+}
+
+/// The same from the shared copy of the sums ([0] the rows', [1] the columns'), once it has landed.
+__device__ __forceinline__ void startFromShared(
+    double (&acc)[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4], const double (&sums)[2][DmmaPolicy::kTile])
+{
+    const int li = DmmaPolicy::firstRow();
+    const int lj = DmmaPolicy::firstColumn();
+#pragma unroll
+    for (int u = 0; u < DmmaPolicy::kMTiles; ++u)
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            const double si = sums[0][li + 16 * u + 8 * half];
+#pragma unroll
+            for (int v = 0; v < DmmaPolicy::kNTiles; ++v)
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+                    acc[u][v][2 * half + h] = si + sums[1][lj + 8 * v + h];
+        }
 }
 
 /// Adds pair (i, j) to the refinement's worklist (counted even when the list is full: the fallback then runs).
@@ -1282,9 +1352,9 @@ __device__ __forceinline__ void groupedTileAt(std::uint32_t tile, std::uint64_t 
 template <bool kGrouped, bool kHalfLast>
 __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::blocksPerSm(kHalfLast))
     dmmaPairsKernel(const double* __restrict__ fragments, const double* __restrict__ columns, std::uint64_t stride,
-        const double* __restrict__ sumSquares, double scale, double gramScale, std::uint64_t p, std::uint64_t firstTile,
-        std::uint64_t rowBegin, std::uint64_t rowEnd, unsigned groupRows, double* __restrict__ out, int shift,
-        std::uint64_t* worklist, unsigned int* worklistCount, unsigned int capacity)
+        const double* __restrict__ sumSquares, std::uint64_t p, std::uint64_t firstTile, std::uint64_t rowBegin,
+        std::uint64_t rowEnd, unsigned groupRows, double* __restrict__ out, int shift, std::uint64_t* worklist,
+        unsigned int* worklistCount, unsigned int capacity)
 {
     constexpr int kTile = DmmaPolicy::kTile;
     std::uint64_t r = 0, c = 0;
@@ -1300,34 +1370,42 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::blocksPerSm(
     device::allowEarlyLaunch(); // the refinement waits for this kernel's end
     device::waitForPrerequisites(); // launched early: the centred copies are ready from here
     __shared__ DmmaShared shared;
-    // s_i of the tile's rows and s_j of its columns (sumSquares has whole tiles, zero beyond p), copied with the first
-    // stage: the epilogue finds them in shared memory instead of waiting on twelve loads after the last mma.
+    // s_i/(N − 1) of the tile's rows and s_j/(N − 1) of its columns (sumSquares has whole tiles, zero beyond p, scaled
+    // by the centring: FragmentScales), copied with the first stage.
     __shared__ alignas(16) double sums[2][kTile];
     if (threadIdx.x < kTile) {
         const int side = threadIdx.x / (kTile / 2);
         const int e = 2 * (threadIdx.x % (kTile / 2));
         copyAsync16(&sums[side][e], sumSquares + (side == 0 ? i0 : j0) + e);
     }
-    double acc[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4] = {};
-    gramTile(fragments, columns, stride, kHalfLast ? 1 : DmmaPolicy::kSteps, i0, j0, acc, shared);
+    // lrv = (s_i + s_j)/(N − 1) − 2·g/(N − 1): the accumulators start at the first part, and the A copy comes scaled
+    // by −2/(N − 1), so the mma adds the second and leaves the lrv itself — no FP64 arithmetic after the last mma,
+    // where the epilogue's two fma a pair, on the pipe the mma shares, had held up the tile (H200: 6 % at 80 × 10,000
+    // with the epilogue's arithmetic left out altogether).
+    double acc[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4];
+    const int steps = kHalfLast ? 1 : DmmaPolicy::kSteps;
+    if constexpr (DmmaPolicy::startsFromShared(kGrouped, kHalfLast)) {
+        gramTile(fragments, columns, stride, steps, i0, j0, acc, shared, [&] { startFromShared(acc, sums); });
+    } else {
+        startFromLoads(acc, sumSquares + i0, sumSquares + j0);
+        gramTile(fragments, columns, stride, steps, i0, j0, acc, shared, NoStart {});
+    }
 
-    // lrv = (s_i + s_j)/(N − 1) − 2·g/(N − 1) from the accumulators into the shared tile: one add and one fma on the
-    // FP64 units, which the mma shares; the test for cancelling pairs on the integer units (cancelsByHighWords) ...
-    const int lane = threadIdx.x & 31;
-    const int warp = threadIdx.x >> 5;
-    const int li = (warp / DmmaPolicy::kWarpsN) * DmmaPolicy::kWarpTileM + (lane >> 2);
-    const int lj = (warp % DmmaPolicy::kWarpsN) * DmmaPolicy::kWarpTileN + 2 * (lane & 3);
+    // The accumulators into the shared tile; the test for cancelling pairs on the integer units, against the larger
+    // of s_i and s_j (cancelsByPartsHighWords) ...
     // Most tiles lie below the diagonal, whole and in this chunk's rows: their pairs need no bounds, and are listed
     // only once a thread has seen that one of its 32 cancels.
     const bool whole = i0 > j0 && i0 + kTile <= p && i0 >= rowBegin && i0 + kTile <= rowEnd;
     auto finish = [&](auto wholeTag) {
         constexpr bool kWhole = decltype(wholeTag)::value;
-        double sj[DmmaPolicy::kNTiles][2]; // s_j/(N − 1) of this thread's eight columns
+        const int li = DmmaPolicy::firstRow();
+        const int lj = DmmaPolicy::firstColumn();
+        int highJ[DmmaPolicy::kNTiles][2]; // the high words of this thread's eight columns' s_j/(N − 1)
 #pragma unroll
         for (int v = 0; v < DmmaPolicy::kNTiles; ++v)
 #pragma unroll
             for (int h = 0; h < 2; ++h)
-                sj[v][h] = sums[1][lj + 8 * v + h] * scale;
+                highJ[v][h] = highWord(sums[1][lj + 8 * v + h]);
         bool anyCancels = false;
 #pragma unroll
         for (int u = 0; u < DmmaPolicy::kMTiles; ++u)
@@ -1335,23 +1413,22 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::blocksPerSm(
             for (int half = 0; half < 2; ++half) {
                 const int row = li + 16 * u + 8 * half;
                 const std::uint64_t i = i0 + row;
-                const double si = sums[0][row];
+                const int highI = highWord(sums[0][row]);
                 const bool rowListed = kWhole || (i < p && i >= rowBegin && i < rowEnd);
 #pragma unroll
                 for (int v = 0; v < DmmaPolicy::kNTiles; ++v) {
-                    double value[2];
 #pragma unroll
                     for (int h = 0; h < 2; ++h) {
-                        const double terms = fma(si, scale, sj[v][h]); // as the listing below recomputes it
-                        value[h] = fma(gramScale, acc[u][v][2 * half + h], terms);
-                        const bool cancels = cancelsByHighWords(value[h], terms, shift);
+                        const bool cancels
+                            = cancelsByPartsHighWords(acc[u][v][2 * half + h], highI, highJ[v][h], shift);
                         const std::uint64_t j = j0 + lj + 8 * v + h;
                         if constexpr (kWhole)
                             anyCancels |= cancels;
                         else if (rowListed && j < i && cancels)
                             listPair(i, j, worklist, worklistCount, capacity);
                     }
-                    *reinterpret_cast<double2*>(&shared.tile[row][lj + 8 * v]) = make_double2(value[0], value[1]);
+                    *reinterpret_cast<double2*>(&shared.tile[row][lj + 8 * v])
+                        = make_double2(acc[u][v][2 * half], acc[u][v][2 * half + 1]);
                 }
             }
         if (kWhole && anyCancels) // rare: the thread's values again, from the tile it wrote
@@ -1362,7 +1439,8 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::blocksPerSm(
                 const int u = e / (4 * DmmaPolicy::kNTiles);
                 const int row = li + 16 * u + 8 * half;
                 const int col = lj + 8 * v + h;
-                if (cancelsByHighWords(shared.tile[row][col], fma(sums[0][row], scale, sj[v][h]), shift))
+                if (cancelsByPartsHighWords(
+                        shared.tile[row][col], highWord(sums[0][row]), highWord(sums[1][col]), shift))
                     listPair(i0 + row, j0 + col, worklist, worklistCount, capacity);
             }
         __syncthreads();
@@ -1421,7 +1499,7 @@ __device__ void weightedGramTile(const double* __restrict__ transposed, const do
     const int quad = lane & 3;
     const StageCopies<Policy::kArrays, Policy::kTile, Policy::kThreads> copies(
         {transposed, transposedWeights, transposed, transposedWeights}, {i0, i0, j0, j0}, stride);
-    forEachStage(copies, stride, lastSteps, shared.stages, [&](const auto& stage, int steps) {
+    forEachStage(copies, stride, lastSteps, shared.stages, NoStart {}, [&](const auto& stage, int steps) {
 #pragma unroll
         for (int step = 0; step < DmmaPolicy::kSteps; ++step) {
             if (step > 0 && step >= steps)
@@ -1528,7 +1606,7 @@ __global__ void __launch_bounds__(CentredLogsPolicy::kThreads) featureMajorKerne
             const std::uint64_t k = k0 + ty + r * CentredLogsPolicy::kRows;
             block[ty + r * CentredLogsPolicy::kRows][tx] = first + tx < p && k < n ? w[k * p + first + tx] : 0.0;
         }
-        storeFeatureMajor(block, first, k0, p, transposed, stride, nullptr, nullptr);
+        storeFeatureMajor(block, first, k0, p, transposed, stride, nullptr, nullptr, 1.0);
     }
 }
 } // namespace
@@ -1877,9 +1955,11 @@ public:
         // Unweighted, the fragment-order copies serve everything after: the tensor-core kernel, the listed pairs'
         // recomputation and the fallback's tiles. The centring zeroes the flags, so the tensor-core kernel follows
         // it directly and may be launched early.
+        // The tensor-core kernel's A copy and sums come scaled (FragmentScales): its mma ends with the lrv itself.
+        const double scale = 1.0 / static_cast<double>(m_n - 1);
         launchCentred(m_centred.data(), m_sumSquares.data(), m_transposed.data(), m_stride,
             m_mode.weighted ? nullptr : m_fragments.data(), m_mode.weighted ? nullptr : m_columns.data(),
-            m_flags.data());
+            m_flags.data(), m_mode.weighted ? FragmentScales {} : FragmentScales {-2.0 * scale, scale});
         m_flagsZeroed = true;
         if (m_mode.weighted) {
             featureMajorKernel<<<device::blocksFor(m_p, CentredLogsPolicy::kFeatures), CentredLogsPolicy::kThreads, 0,
@@ -1916,12 +1996,9 @@ public:
             const auto kernel = m_groupRows > 1
                 ? (halfLast ? dmmaPairsKernel<true, true> : dmmaPairsKernel<true, false>)
                 : (halfLast ? dmmaPairsKernel<false, true> : dmmaPairsKernel<false, false>);
-            // −2/(N − 1) made here: in the kernel, its multiply waited behind the tile's last mma on the FP64 pipe
-            // (2 % of the stall samples at 80 × 10,000).
-            const double scale = 1.0 / static_cast<double>(m_n - 1);
             device::launchEarly(early, "launch of dmmaPairsKernel", kernel, blocks, DmmaPolicy::kThreads, 0, stream(),
-                m_fragments.data(), m_columns.data(), m_stride, m_sumSquares.data(), scale, -2.0 * scale, m_p,
-                firstTile, rowBegin, rowEnd, m_groupRows, out, m_shift, m_worklist.data(), m_flags.data(), m_capacity);
+                m_fragments.data(), m_columns.data(), m_stride, m_sumSquares.data(), m_p, firstTile, rowBegin, rowEnd,
+                m_groupRows, out, m_shift, m_worklist.data(), m_flags.data(), m_capacity);
         }
         if (m_combineFlags)
             m_combineFlags(m_flags.data(), stream());

@@ -68,20 +68,33 @@ inline int cancellationShift(double tau)
     return static_cast<int>(std::floor(std::ldexp(-std::log2(tau) - 0.0861, 20) - 1.0));
 }
 
+/// The high word of a double: its sign, exponent and first 20 mantissa bits.
+KS_HOST_DEVICE inline int highWord(double value)
+{
+#ifdef __CUDA_ARCH__
+    return __double2hiint(value);
+#else
+    std::int64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof value);
+    return static_cast<int>(bits >> 32);
+#endif
+}
+
 /// The test itself; a negative value (a numerator cancelled below zero) is flagged whatever terms is.
 KS_HOST_DEVICE inline bool cancelsByHighWords(double value, double terms, int shift)
 {
-#ifdef __CUDA_ARCH__
-    const int valueHigh = __double2hiint(value);
-    const int termsHigh = __double2hiint(terms);
-#else
-    std::int64_t valueBits = 0, termsBits = 0;
-    std::memcpy(&valueBits, &value, sizeof value);
-    std::memcpy(&termsBits, &terms, sizeof terms);
-    const int valueHigh = static_cast<int>(valueBits >> 32);
-    const int termsHigh = static_cast<int>(termsBits >> 32);
-#endif
-    return valueHigh < (termsHigh - shift > 0 ? termsHigh - shift : 0);
+    const int termsHigh = highWord(terms);
+    return highWord(value) < (termsHigh - shift > 0 ? termsHigh - shift : 0);
+}
+
+/// The same test when terms = s_i + s_j is known only as its two parts' high words (s_i, s_j ≥ 0): s_i + s_j ≤
+/// 2·max(s_i, s_j), whose high word is the larger one's plus 2^20, so this flags every pair cancelsByHighWords flags,
+/// and perhaps some up to twice its bound (recomputed, which costs only time). The tensor-core kernel's accumulators
+/// end as the lrv itself; it never forms s_i + s_j.
+KS_HOST_DEVICE inline bool cancelsByPartsHighWords(double value, int highI, int highJ, int shift)
+{
+    const int bound = (highI > highJ ? highI : highJ) - shift + (1 << 20); // no overflow for an infinite part
+    return highWord(value) < (bound > 0 ? bound : 0);
 }
 
 /// An lrv Result: quantity "lrv", the half matrix as values, the feature names.

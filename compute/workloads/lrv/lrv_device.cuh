@@ -36,16 +36,24 @@ struct OutputShare {
     double* host = nullptr;
 };
 
+/// Factors a centring applies to what only the tensor-core kernel reads: its A copy (`fragments`, the column copy is
+/// left as it is) and the sums of squares. With a = −2/(N − 1) and sums = 1/(N − 1) the kernel's accumulators start
+/// at (s_i + s_j)/(N − 1) and the mma adds −2·g_ij/(N − 1): they end as the lrv, with no arithmetic after the mma.
+struct FragmentScales {
+    double a = 1.0;
+    double sums = 1.0;
+};
+
 /// Centred logs: C[k][i] = log Y[k][i] − mean_k log Y[k][i] (N × p, row-major like Y), and sumSquares[i] =
 /// Σ_k C[k][i]². Also the feature-major copy when `transposed` is not null: p rows of `transposedStride` ≥ N
 /// values, the samples then zeros; and, when `fragments` and `columns` are not null (with or without `transposed`;
 /// `transposedStride` then their rows' samples too, a multiple of 16), the same values in the tensor-core kernel's
 /// fragment order for its A and B operands (cuda_variants.cu, FragmentOrder). `centred` may be null when
 /// centredCopyOptional(n). With `flags`, the kernel also zeroes flags[0] and flags[1] (a tensor-core kernel's
-/// counters), and the kernel after it may be launched early (device::launchEarly).
+/// counters), and the kernel after it may be launched early (device::launchEarly). `scales`: see FragmentScales.
 void launchCentredLogs(const double* y, std::uint64_t n, std::uint64_t p, double* centred, double* sumSquares,
     double* transposed, std::uint64_t transposedStride, cudaStream_t stream, double* fragments = nullptr,
-    double* columns = nullptr, unsigned int* flags = nullptr);
+    double* columns = nullptr, unsigned int* flags = nullptr, FragmentScales scales = {});
 
 /// Whether launchCentredLogs and launchCentredPowers can leave out the N × p copy (a null `centred`) for `n` samples:
 /// up to 320, a block holds its features' whole columns in shared memory between its passes; past that, the N × p copy
@@ -57,7 +65,7 @@ bool centredCopyOptional(std::uint64_t n);
 /// Σ_k (C[k][i] − C[k][j])² / (N − 1) is the alpha lrv; otherwise as launchCentredLogs.
 void launchCentredPowers(const double* y, std::uint64_t n, std::uint64_t p, double alpha, const double* scale,
     double* centred, double* sumSquares, double* transposed, std::uint64_t transposedStride, cudaStream_t stream,
-    double* fragments = nullptr, double* columns = nullptr, unsigned int* flags = nullptr);
+    double* fragments = nullptr, double* columns = nullptr, unsigned int* flags = nullptr, FragmentScales scales = {});
 
 /// scale[i] = nf / (alpha · Σ_k full[k][i]^alpha) for the nf × p table `full` (Yfull, or Y itself).
 void launchFeatureScales(
@@ -124,7 +132,8 @@ protected:
     /// The centred features of an unweighted mode, enqueued on stream(): logs (launchCentredLogs), or with alpha the
     /// feature scales from Yfull then launchCentredPowers.
     void launchCentred(double* centred, double* sumSquares, double* transposed, std::uint64_t transposedStride,
-        double* fragments = nullptr, double* columns = nullptr, unsigned int* flags = nullptr);
+        double* fragments = nullptr, double* columns = nullptr, unsigned int* flags = nullptr,
+        FragmentScales scales = {});
     /// Yfull on the device: the uploaded reference, or Y.
     const double* fullValues() const { return m_full.size() != 0 ? m_full.data() : m_y.data(); }
 
