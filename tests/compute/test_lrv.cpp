@@ -173,7 +173,10 @@ TEST(LrvCancellation, ThePartsTestFlagsEveryPairTheExactTestFlags)
         const int shift = lrv::cancellationShift(tau);
         for (int t = 0; t < 200000; ++t) {
             const double si = std::exp2(exponent(random));
-            const double sj = t % 7 == 0 ? si : si * std::exp2(spread(random)); // equal parts too: the bound is tight
+            // Equal parts too (the bound is tight there), and a zero or subnormal part beside a normal one.
+            const double sj = t % 7 == 0 ? si
+                : t % 11 == 0            ? (t % 2 == 0 ? 0.0 : std::numeric_limits<double>::denorm_min() * (t % 1000))
+                                         : si * std::exp2(spread(random));
             const double terms = si + sj;
             const double value = ratio(random) * tau * terms;
             const bool flagged = lrv::cancelsByPartsHighWords(value, lrv::highWord(si), lrv::highWord(sj), shift);
@@ -189,7 +192,7 @@ TEST(LrvCancellation, ThePartsTestFlagsEveryPairTheExactTestFlags)
         EXPECT_FALSE(lrv::cancelsByPartsHighWords(0.5, one, one, shift));
         EXPECT_FALSE(lrv::cancelsByPartsHighWords(0.0, 0, 0, shift)) << "two constant features: lrv 0, exactly";
         EXPECT_TRUE(lrv::cancelsByPartsHighWords(1.0, lrv::highWord(std::numeric_limits<double>::infinity()), 0, shift))
-            << "no overflow";
+            << "a finite value beside an infinite part";
     }
 }
 

@@ -919,8 +919,8 @@ struct DmmaPolicy {
     static constexpr int kTile = 64;
     /// 2 × 2 warps of 32 × 32 pairs. One warp down the tile (64 × 32 pairs a warp, 254 registers, four blocks of two
     /// warps an SM) needs a quarter fewer shared-memory loads an mma; on an H200 it measured 3.648 → 3.610 ms at
-    /// 200 × 30,000 but 0.2172 → 0.2184 ms at 80 × 10,000 and 0.617 → 0.632 ms at 37 × 20,000: not taken. (It passed
-    /// the tests; its epilogue's rare relisting loop then wants s_j recomputed, not sj indexed at run time.)
+    /// 200 × 30,000 but 0.2172 → 0.2184 ms at 80 × 10,000 and 0.617 → 0.632 ms at 37 × 20,000: not taken (before the
+    /// accumulators ended as the lrv).
     static constexpr int kWarpsM = 2; ///< warps down the tile …
     static constexpr int kWarpsN = 2; ///< … and across it
     static constexpr int kWarps = kWarpsM * kWarpsN;
@@ -1189,10 +1189,10 @@ __device__ __forceinline__ BlockPair loadBlockPair(const double (&block)[DmmaSta
         *reinterpret_cast<const double2*>(&block[DmmaStage::kBlock / 2 + 2 * lane])};
 }
 
-/// Adds this warp's 32×32 block of the product of the A and column copies for tile (i0, j0) to `acc`, which start()
-/// sets once the first stage has landed (forEachStage). The k slots q and q+4 of an mma carry a lane's samples 2q and
-/// 2q+1 of the step — the same permutation for A and B, so the sum over samples is unchanged. The last stage computes
-/// `lastSteps` steps.
+/// Adds this warp's 32×32 block of the product of the A and column copies for tile (i0, j0) to `acc`, set before the
+/// call or by start() once the first stage has landed (forEachStage). The k slots q and q+4 of an mma carry a lane's
+/// samples 2q and 2q+1 of the step — the same permutation for A and B, so the sum over samples is unchanged. The last
+/// stage computes `lastSteps` steps.
 template <class Start>
 __device__ void gramTile(const double* __restrict__ fragments, const double* __restrict__ columns, std::uint64_t stride,
     int lastSteps, std::uint64_t i0, std::uint64_t j0, double (&acc)[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4],
@@ -1235,7 +1235,8 @@ __device__ void gramTile(const double* __restrict__ fragments, const double* __r
 }
 
 /// acc = s_i + s_j (both already over N − 1) for this thread's pairs, the tile's s_i at rowSums and s_j at
-/// columnSums in global memory: the twelve loads first, in flight with the first stage's copies, then the adds.
+/// columnSums in global memory: the twelve loads first, then the adds (ptxas may place them among the first stage's
+/// copies).
 __device__ __forceinline__ void startFromLoads(double (&acc)[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4],
     const double* __restrict__ rowSums, const double* __restrict__ columnSums)
 {
@@ -2024,10 +2025,10 @@ private:
     std::uint64_t m_stride; ///< samples per row of the feature-major and fragment-order copies: N in whole stages
     device::DeviceBuffer<double> m_centred; ///< N × p (dmmaKeepsSampleMajor)
     device::DeviceBuffer<double> m_transposed; ///< feature-major (weighted lrv)
-    device::DeviceBuffer<double> m_fragments; ///< the centred logs in FragmentOrder (unweighted lrv): A's blocks …
+    device::DeviceBuffer<double> m_fragments; ///< the centred logs × −2/(N − 1) in FragmentOrder (unweighted): A's …
     device::DeviceBuffer<double> m_columns; ///< … and B's
     device::DeviceBuffer<double> m_transposedWeights; ///< W feature-major like m_transposed (weighted lrv)
-    device::DeviceBuffer<double> m_sumSquares; ///< whole tiles of them, zero beyond p
+    device::DeviceBuffer<double> m_sumSquares; ///< whole tiles of them, zero beyond p; over N − 1 when unweighted
     unsigned int m_capacity;
     device::DeviceBuffer<std::uint64_t> m_worklist;
     device::DeviceBuffer<unsigned int> m_flags; ///< [0] the pairs flagged here, [1] summed over a multi-device run

@@ -93,7 +93,8 @@ KS_HOST_DEVICE inline bool cancelsByHighWords(double value, double terms, int sh
 /// end as the lrv itself; it never forms s_i + s_j.
 KS_HOST_DEVICE inline bool cancelsByPartsHighWords(double value, int highI, int highJ, int shift)
 {
-    const int bound = (highI > highJ ? highI : highJ) - shift + (1 << 20); // no overflow for an infinite part
+    // No overflow for an infinite or NaN part while shift > 2^20 (tau < 1/2: N below about 212,000).
+    const int bound = (highI > highJ ? highI : highJ) - shift + (1 << 20);
     return highWord(value) < (bound > 0 ? bound : 0);
 }
 

@@ -36,21 +36,23 @@ struct OutputShare {
     double* host = nullptr;
 };
 
-/// Factors a centring applies to what only the tensor-core kernel reads: its A copy (`fragments`, the column copy is
-/// left as it is) and the sums of squares. With a = −2/(N − 1) and sums = 1/(N − 1) the kernel's accumulators start
-/// at (s_i + s_j)/(N − 1) and the mma adds −2·g_ij/(N − 1): they end as the lrv, with no arithmetic after the mma.
+/// Factors a centring applies to the A fragment copy (`fragments`; the column copy is left as it is) and to the sums
+/// of squares. The tensor-core kernel asks for a = −2/(N − 1) and sums = 1/(N − 1): its accumulators start at
+/// (s_i + s_j)/(N − 1) and the mma adds −2·g_ij/(N − 1), so they end as the lrv, with no arithmetic after the mma.
+/// Every other caller (the cuBLAS variants read sumSquares too) keeps the default, 1 and 1.
 struct FragmentScales {
     double a = 1.0;
     double sums = 1.0;
 };
 
 /// Centred logs: C[k][i] = log Y[k][i] − mean_k log Y[k][i] (N × p, row-major like Y), and sumSquares[i] =
-/// Σ_k C[k][i]². Also the feature-major copy when `transposed` is not null: p rows of `transposedStride` ≥ N
-/// values, the samples then zeros; and, when `fragments` and `columns` are not null (with or without `transposed`;
-/// `transposedStride` then their rows' samples too, a multiple of 16), the same values in the tensor-core kernel's
-/// fragment order for its A and B operands (cuda_variants.cu, FragmentOrder). `centred` may be null when
-/// centredCopyOptional(n). With `flags`, the kernel also zeroes flags[0] and flags[1] (a tensor-core kernel's
-/// counters), and the kernel after it may be launched early (device::launchEarly). `scales`: see FragmentScales.
+/// Σ_k C[k][i]² (times scales.sums). Also the feature-major copy when `transposed` is not null: p rows of
+/// `transposedStride` ≥ N values, the samples then zeros; and, when `fragments` and `columns` are not null (with or
+/// without `transposed`; `transposedStride` then their rows' samples too, a multiple of 16), the same values in the
+/// tensor-core kernel's fragment order for its A (times scales.a) and B operands (cuda_variants.cu, FragmentOrder).
+/// `centred` may be null when centredCopyOptional(n). With `flags`, the kernel also zeroes flags[0] and flags[1] (a
+/// tensor-core kernel's counters), and the kernel after it may be launched early (device::launchEarly). `scales`: see
+/// FragmentScales.
 void launchCentredLogs(const double* y, std::uint64_t n, std::uint64_t p, double* centred, double* sumSquares,
     double* transposed, std::uint64_t transposedStride, cudaStream_t stream, double* fragments = nullptr,
     double* columns = nullptr, unsigned int* flags = nullptr, FragmentScales scales = {});

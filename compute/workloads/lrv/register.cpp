@@ -113,8 +113,9 @@ public:
                 "Σ(c_i − c_j)² accurate for nearly proportional pairs (weighted: two passes, mean then deviations)",
                 Backend::Cuda, KS_GPU_PREPARE(prepareLogsTiled)),
             gpuVariant("dmma_refined", "Tensor-core expansion, refined",
-                "centred logs; accumulators that start at s_i + s_j, from which FP64 tensor cores (mma.sync "
-                "m16n8k8 on Hopper, m8n8k4 before) take 2·c_i·c_j, written from registers; cancelling pairs recomputed "
+                "centred logs; accumulators that start at (s_i + s_j)/(N − 1), from which FP64 tensor cores "
+                "(mma.sync m16n8k8 on Hopper, m8n8k4 before) take 2·c_i·c_j/(N − 1), written from registers; "
+                "cancelling pairs recomputed "
                 "directly (weighted: Σw, Σw², Σw·x and Σw·x² as five tensor-core products over 32×32 tiles)",
                 Backend::Cuda, KS_GPU_PREPARE(prepareDmmaRefined)),
             multiDeviceVariant("dmma_refined_multi", "Tensor-core expansion, refined, on several GPUs",
