@@ -80,8 +80,9 @@ KS_HOST_DEVICE inline int highWord(double value)
 #endif
 }
 
-/// The test itself; a negative value (a numerator cancelled below zero) is flagged whatever terms is.
-KS_HOST_DEVICE inline bool cancelsByHighWords(double value, double terms, int shift)
+/// The test itself, with terms known; a negative value (a numerator cancelled below zero) is flagged whatever terms
+/// is. The kernel runs cancelsByPartsHighWords below; this exact form is what the tests hold that one against.
+inline bool cancelsByHighWords(double value, double terms, int shift)
 {
     const int termsHigh = highWord(terms);
     return highWord(value) < (termsHigh - shift > 0 ? termsHigh - shift : 0);
