@@ -6,6 +6,7 @@
 #include "compute/workloads/lrv/lrv.h"
 #include "data/hdf5_file.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -184,6 +185,16 @@ TEST(LrvCancellation, ThePartsTestFlagsEveryPairTheExactTestFlags)
                 ASSERT_TRUE(flagged) << "n " << n << " value " << value << " s_i " << si << " s_j " << sj;
             } else if (value >= 2.26 * tau * terms) {
                 ASSERT_FALSE(flagged) << "n " << n << " value " << value << " s_i " << si << " s_j " << sj;
+            }
+            // The kernel's forms: the parts' bounds worked out apart flag exactly these pairs, and one bound for a
+            // thread's pairs, the largest of several parts' bounds, flags every one of them too.
+            const int boundI = lrv::cancellationBound(lrv::highWord(si), shift);
+            const int boundJ = lrv::cancellationBound(lrv::highWord(sj), shift);
+            ASSERT_EQ(lrv::cancelsByBounds(value, boundI, boundJ), flagged)
+                << "n " << n << " value " << value << " s_i " << si << " s_j " << sj;
+            const int other = lrv::cancellationBound(lrv::highWord(si * std::exp2(spread(random))), shift);
+            if (flagged) {
+                ASSERT_LT(lrv::highWord(value), std::max({boundI, boundJ, other})) << "n " << n << " value " << value;
             }
         }
         const int one = lrv::highWord(1.0);

@@ -947,6 +947,15 @@ struct DmmaPolicy {
     /// 10,000 (row by row, whole stages) 0.2087 ms from shared, 0.2074 loaded; 37 × 20,000 (row by row, one-step
     /// last stage) 0.538 / 0.531; 200 × 30,000 (grouped, one-step last stage) 3.468 / 3.488. So loaded, but for that.
     static constexpr bool startsFromShared(bool grouped, bool halfLast) { return grouped && halfLast; }
+    /// A whole tile's test for cancelling pairs (a thread that finds one lists its pairs by the exact test): each pair
+    /// against its own row's and column's bounds (cancellationBound; two integer compares a pair, the same pairs as
+    /// cancelsByPartsHighWords), or all of a thread's 32 pairs against the largest of its four rows' and eight
+    /// columns' bounds (one compare a pair; a superset, so perhaps a few more threads list). H200, one call each, the
+    /// instance each size runs, against the parts test: 80 × 10,000 (row by row) 0.2064–0.2073 → 0.2039–0.2056 ms one
+    /// bound a thread (another call: 0.2077–0.2091 → 0.2058–0.2072 per pair); 37 × 20,000 (row by row) 0.525 → 0.526
+    /// one a thread, 0.528 per pair; 200 × 30,000 (grouped) 3.420–3.423 → 3.412–3.414 per pair, 3.426–3.428 one a
+    /// thread. So one a thread, but for the grouped instances.
+    static constexpr bool boundsPerThread(bool grouped) { return !grouped; }
     /// The thread's first row of the tile in its accumulators (then + 8, + 16, + 24) …
     __device__ static int firstRow() { return (threadIdx.x / 32 / kWarpsN) * kWarpTileM + (threadIdx.x & 31) / 4; }
     /// … and its first column (then + 1, + 8, + 9, …, + 25): recomputed where needed, not kept through the stages.
@@ -1393,7 +1402,7 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::blocksPerSm(
     }
 
     // The accumulators into the shared tile; the test for cancelling pairs on the integer units, against the larger
-    // of s_i and s_j (cancelsByPartsHighWords) ...
+    // of s_i and s_j (cancelsByPartsHighWords, as bounds worked out once a row and a column: cancelsByBounds) ...
     // Most tiles lie below the diagonal, whole and in this chunk's rows: their pairs need no bounds, and are listed
     // only once a thread has seen that one of its 32 cancels.
     const bool whole = i0 > j0 && i0 + kTile <= p && i0 >= rowBegin && i0 + kTile <= rowEnd;
@@ -1401,12 +1410,24 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::blocksPerSm(
         constexpr bool kWhole = decltype(wholeTag)::value;
         const int li = DmmaPolicy::firstRow();
         const int lj = DmmaPolicy::firstColumn();
-        int highJ[DmmaPolicy::kNTiles][2]; // the high words of this thread's eight columns' s_j/(N − 1)
+        int boundJ[DmmaPolicy::kNTiles][2]; // the test's bounds from this thread's eight columns' s_j/(N − 1)
 #pragma unroll
         for (int v = 0; v < DmmaPolicy::kNTiles; ++v)
 #pragma unroll
             for (int h = 0; h < 2; ++h)
-                highJ[v][h] = highWord(sums[1][lj + 8 * v + h]);
+                boundJ[v][h] = cancellationBound(highWord(sums[1][lj + 8 * v + h]), shift);
+        int threadBound = 0; // the largest of the thread's twelve bounds (DmmaPolicy::boundsPerThread)
+        constexpr bool kThreadBound = kWhole && DmmaPolicy::boundsPerThread(kGrouped);
+        if constexpr (kThreadBound) {
+#pragma unroll
+            for (int v = 0; v < DmmaPolicy::kNTiles; ++v)
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+                    threadBound = max(threadBound, boundJ[v][h]);
+#pragma unroll
+            for (int r = 0; r < 2 * DmmaPolicy::kMTiles; ++r)
+                threadBound = max(threadBound, cancellationBound(highWord(sums[0][li + 8 * r]), shift));
+        }
         bool anyCancels = false;
 #pragma unroll
         for (int u = 0; u < DmmaPolicy::kMTiles; ++u)
@@ -1414,18 +1435,18 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::blocksPerSm(
             for (int half = 0; half < 2; ++half) {
                 const int row = li + 16 * u + 8 * half;
                 const std::uint64_t i = i0 + row;
-                const int highI = highWord(sums[0][row]);
+                const int boundI = cancellationBound(highWord(sums[0][row]), shift);
                 const bool rowListed = kWhole || (i < p && i >= rowBegin && i < rowEnd);
 #pragma unroll
                 for (int v = 0; v < DmmaPolicy::kNTiles; ++v) {
 #pragma unroll
                     for (int h = 0; h < 2; ++h) {
-                        const bool cancels
-                            = cancelsByPartsHighWords(acc[u][v][2 * half + h], highI, highJ[v][h], shift);
                         const std::uint64_t j = j0 + lj + 8 * v + h;
-                        if constexpr (kWhole)
-                            anyCancels |= cancels;
-                        else if (rowListed && j < i && cancels)
+                        if constexpr (kThreadBound)
+                            anyCancels |= highWord(acc[u][v][2 * half + h]) < threadBound;
+                        else if constexpr (kWhole)
+                            anyCancels |= cancelsByBounds(acc[u][v][2 * half + h], boundI, boundJ[v][h]);
+                        else if (rowListed && j < i && cancelsByBounds(acc[u][v][2 * half + h], boundI, boundJ[v][h]))
                             listPair(i, j, worklist, worklistCount, capacity);
                     }
                     *reinterpret_cast<double2*>(&shared.tile[row][lj + 8 * v])

@@ -99,6 +99,21 @@ KS_HOST_DEVICE inline bool cancelsByPartsHighWords(double value, int highI, int 
     return highWord(value) < (bound > 0 ? bound : 0);
 }
 
+/// One part's share of that test, worked out once a row or column: the test's bound were that part the larger.
+KS_HOST_DEVICE inline int cancellationBound(int high, int shift)
+{
+    const int bound = high - shift + (1 << 20);
+    return bound > 0 ? bound : 0;
+}
+
+/// cancelsByPartsHighWords from the two parts' bounds (the larger bound is the larger part's, clamped alike): two
+/// integer compares a pair.
+KS_HOST_DEVICE inline bool cancelsByBounds(double value, int boundI, int boundJ)
+{
+    const int high = highWord(value);
+    return high < boundI || high < boundJ;
+}
+
 /// An lrv Result: quantity "lrv", the half matrix as values, the feature names.
 Result makeResult(std::vector<double> values, const data::ExpressionTable& table);
 
