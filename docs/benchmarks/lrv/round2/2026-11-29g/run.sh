@@ -96,4 +96,12 @@ final) # new: the commit (kernels byte-identical to H); base: 7c5e12a
   ab 200 $P200 $D base new
   ab 37 $P37 $D base new
   ;;
+counters) # head: f7887f7; R2: 32-bit stage counters in forEachStage; R3: DmmaCopies' group stride in 32 bits
+  ab 80 $P80 $D head R2 R3 head R2 R3
+  ab 200 $P200 $D head R2 R3
+  ab 37 $P37 $D head R2 R3
+  cp kernelscope-cli.R2 kernelscope-cli.new
+  tests
+  sanitize memcheck "N=80 chunks" samples=80,features=1501,planted=20,noise=1e-4 --param device_output_mb=1
+  ;;
 esac
