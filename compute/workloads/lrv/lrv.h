@@ -88,22 +88,22 @@ inline bool cancelsByHighWords(double value, double terms, int shift)
     return highWord(value) < (termsHigh - shift > 0 ? termsHigh - shift : 0);
 }
 
+/// The bound of cancelsByPartsHighWords below for a part of high word `high`, were it the larger part; worked out once
+/// a row or column by the tensor-core kernel.
+KS_HOST_DEVICE inline int cancellationBound(int high, int shift)
+{
+    // No overflow for an infinite or NaN part while shift > 2^20 (tau < 1/2: N below about 212,000).
+    const int bound = high - shift + (1 << 20);
+    return bound > 0 ? bound : 0;
+}
+
 /// The same test when terms = s_i + s_j is known only as its two parts' high words (s_i, s_j ≥ 0): s_i + s_j ≤
 /// 2·max(s_i, s_j), whose high word is the larger one's plus 2^20, so this flags every pair cancelsByHighWords flags,
 /// and perhaps some up to twice its bound (recomputed, which costs only time). The tensor-core kernel's accumulators
 /// end as the lrv itself; it never forms s_i + s_j.
 KS_HOST_DEVICE inline bool cancelsByPartsHighWords(double value, int highI, int highJ, int shift)
 {
-    // No overflow for an infinite or NaN part while shift > 2^20 (tau < 1/2: N below about 212,000).
-    const int bound = (highI > highJ ? highI : highJ) - shift + (1 << 20);
-    return highWord(value) < (bound > 0 ? bound : 0);
-}
-
-/// One part's share of that test, worked out once a row or column: the test's bound were that part the larger.
-KS_HOST_DEVICE inline int cancellationBound(int high, int shift)
-{
-    const int bound = high - shift + (1 << 20);
-    return bound > 0 ? bound : 0;
+    return highWord(value) < cancellationBound(highI > highJ ? highI : highJ, shift);
 }
 
 /// cancelsByPartsHighWords from the two parts' bounds (the larger bound is the larger part's, clamped alike): two
