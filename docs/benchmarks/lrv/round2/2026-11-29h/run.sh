@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The eighth session's device calls (H200, 2026-11-29, 21:35–22:00 UTC): `bash run.sh CALL` on the device machine,
+# The eighth session's device calls (H200, 2026-11-29, 21:35–22:10 UTC): `bash run.sh CALL` on the device machine,
 # with that call's binaries unpacked from .gpubin/bins.tar.xz as kernelscope-cli.NAME (README.md says which build each
 # NAME was; the tried builds are tried/*.diff against b6a62e4).
 set -uo pipefail
@@ -107,5 +107,18 @@ final) # head: b6a62e4; C2: C as committed (constants for the experiment's macro
   ab 80 $P80 $D head C2 K head C2 K head C2 K head C2 K
   ab 200 $P200 $D head C2 K head C2 K
   ab 37 $P37 $D head C2 K head C2 K
+  ;;
+stores) # head: b6a62e4; T: whole tiles' rows leave by bulk stores (lagging rows staged one place right); T2: T with
+  # two 8-byte shared stores for every pair of a whole tile; T3: T with one warp issuing the 64 rows' stores
+  { ab 80 $P80 $D head T T2 T3 head T T2 T3 head T T2 T3
+  ab 200 $P200 $D head T T2 T3
+  ab 37 $P37 $D head T T2 T3 head T
+  cp kernelscope-cli.T kernelscope-cli.new
+  tests
+  sanitize memcheck "N=80 chunks" samples=80,features=1501,planted=20,noise=1e-4 --param device_output_mb=1
+  sanitize racecheck "N=80" samples=80,features=1001,planted=20,noise=1e-4
+  sanitize memcheck "N=37 grouped chunks" $S37 --param group_rows=16 --param device_output_mb=1
+  sanitize synccheck "N=80" samples=80,features=1001,planted=20,noise=1e-4
+  fallbackMemcheck; } 2>&1 | grep --line-buffered -v "noisy:" | tee $OUT/session.log
   ;;
 esac
