@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The ninth session's device calls (H200, 2026-11-29, 23:04–23:27 UTC): `bash run.sh CALL` on the device machine, with
+# The ninth session's device calls (H200, 2026-11-29, 23:04–23:42 UTC): `bash run.sh CALL` on the device machine, with
 # that call's binaries unpacked from .gpubin/bins.tar.xz as kernelscope-cli.NAME (README.md says which build each NAME
 # was; the tried builds are tried/*.diff against d5a87eb, whose kernels are b6a62e4's).
 set -uo pipefail
@@ -67,5 +67,21 @@ refine) # head: d5a87eb; R: the refinement's counts and first entry requested at
 sizes) # head and P (the timeline probe) at p around 10,000: the partial last tile row and the last wave
   { for f in 9984 10000 10048 10112; do G=samples=80,features=$f,planted=20,noise=1e-4
     ab $f $G $D head P head P head P; done
+  } 2>&1 | grep --line-buffered -v "noisy:" | tee $OUT/session.log ;;
+final) # head: d5a87eb; LG: the centring's own logarithm; SH: a shallow last tile row by a kernel of its own; LS: both
+  { cp kernelscope-cli.LS kernelscope-cli.new
+  ab 80 $P80 $D head LG SH LS head LG SH LS head LG SH LS
+  ab 37 $P37 $D head SH LS head SH LS
+  ab 200 $P200 $D head LS head LS
+  ab 10048 samples=80,features=10048,planted=20,noise=1e-4 $D head LS head LS
+  tests
+  fallbackMemcheck
+  sanitize memcheck "N=80 p=1040 chunks" samples=80,features=1040,planted=20,noise=1e-4 --param device_output_mb=1
+  sanitize memcheck "N=37 p=1050 chunks" samples=37,features=1050,planted=20,noise=1e-4 --param device_output_mb=1
+  sanitize memcheck "N=37 grouped chunks" $S37 --param group_rows=16 --param device_output_mb=1
+  sanitize racecheck "N=80 p=1040" samples=80,features=1040,planted=20,noise=1e-4
+  sanitize racecheck "N=37 p=1050" samples=37,features=1050,planted=20,noise=1e-4
+  sanitize synccheck "N=80 p=1040" samples=80,features=1040,planted=20,noise=1e-4
+  sanitize initcheck "N=80 p=1030" samples=80,features=1030,planted=20,noise=1e-4
   } 2>&1 | grep --line-buffered -v "noisy:" | tee $OUT/session.log ;;
 esac
