@@ -1008,7 +1008,10 @@ struct DmmaStage {
 };
 
 /// The block's shared memory: the sample stages while g accumulates, then the finished 64×64 tile of lrv values.
-union alignas(16) DmmaShared {
+/// Aligned to 128 bytes, whatever else the kernel keeps in shared memory: in a build that declared a 4-byte variable
+/// first, the stages started 16 bytes off, and the warps' 512-byte copies into them reached L2 as three times the
+/// requests and twice the sectors (H200, 80 × 10,000: 65 M against 30 M sectors read; 0.292 against 0.217 ms).
+union alignas(128) DmmaShared {
     DmmaStage stages[2];
     double tile[DmmaPolicy::kTile][DmmaPolicy::kOutStride];
 };
@@ -1492,8 +1495,8 @@ struct WeightedDmmaPolicy {
     static constexpr int kOutStride = kTile + 1;
 };
 
-/// Stages as DmmaShared's, for four arrays of 32 features; then the finished 32×32 tile.
-union alignas(16) WeightedDmmaShared {
+/// Stages as DmmaShared's, for four arrays of 32 features; then the finished 32×32 tile. Aligned as DmmaShared is.
+union alignas(128) WeightedDmmaShared {
     double stages[2][WeightedDmmaPolicy::kArrays][DmmaPolicy::kSteps][WeightedDmmaPolicy::kTile][DmmaPolicy::kStep];
     double tile[WeightedDmmaPolicy::kTile][WeightedDmmaPolicy::kOutStride];
 };
