@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The tenth session's device calls (H200, 2026-11-30, 00:17–00:42 UTC): `bash run.sh CALL` on the device machine, with
+# The tenth session's device calls (H200, 2026-11-30, 00:17–01:02 UTC): `bash run.sh CALL` on the device machine, with
 # that call's binaries unpacked from .gpubin/bins.tar.xz as kernelscope-cli.NAME (README.md says which build each NAME
 # was; the tried builds are tried/*.diff against a00bb38, whose kernels are b6a62e4's).
 set -uo pipefail
@@ -79,4 +79,37 @@ sass)
     done
     gzip $OUT/sass_*.txt
   } 2>&1 | tee $OUT/session.log ;;
+griddiv)
+  { ab 80 $P80 $D head QK:KS_GRID_DIV=1 QK:KS_GRID_DIV=2 QK:KS_GRID_DIV=4 QK head QK:KS_GRID_DIV=1 QK:KS_GRID_DIV=2 QK:KS_GRID_DIV=4 QK
+  ab 37 $P37 $D head QK:KS_GRID_DIV=1 QK:KS_GRID_DIV=2 head QK:KS_GRID_DIV=1 QK:KS_GRID_DIV=2
+  ab 200 $P200 $D head QK:KS_GRID_DIV=1 QK:KS_GRID_DIV=2
+  } 2>&1 | grep --line-buffered -v "noisy:" | tee $OUT/session.log ;;
+metrics)
+  { M=gpu__time_duration.sum,lts__t_requests_srcunit_tex_op_read.sum,lts__t_requests_srcunit_tex_op_write.sum,lts__t_requests_srcunit_tex_op_atom.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_write.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__inst_executed_op_ldgsts.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,sm__warps_launched.sum,lts__t_sectors_srcunit_tex.sum
+  for b in head QK; do for g in 1; do
+    KS_GRID_DIV=$g timeout 120 ncu --kernel-name regex:dmmaPairsKernel --launch-skip 2 --launch-count 1 --metrics $M ./kernelscope-cli.$b run --workload lrv --variant $D --generate $P80 --min-reps 3 --max-reps 3 --warmup 0 --no-calibrate -q > $OUT/metrics_$b.txt 2>&1
+    grep -E "^\s+[a-z]" $OUT/metrics_$b.txt | sed "s/^/$b /"
+  done; done
+  } 2>&1 | tee $OUT/session.log ;;
+aligned)
+  { cp kernelscope-cli.Q128 kernelscope-cli.new
+  ab 80 $P80 $D head Q128 head Q128 head Q128
+  ab 200 $P200 $D head Q128
+  ab 37 $P37 $D head Q128
+  tests
+  sanitize memcheck "N=80 chunks" samples=80,features=1501,planted=20,noise=1e-4 --param device_output_mb=1
+  sanitize memcheck "N=37 grouped chunks" $S37 --param group_rows=16 --param device_output_mb=1
+  sanitize racecheck "N=80" samples=80,features=1001,planted=20,noise=1e-4
+  sanitize synccheck "N=37 grouped" $R37 --param group_rows=16
+  fallbackMemcheck
+  } 2>&1 | grep --line-buffered -v "noisy:" | tee $OUT/session.log ;;
+align)
+  { cp kernelscope-cli.A128 kernelscope-cli.new
+  ab 200 $P200 $D head A128 head A128
+  ab 80 $P80 $D head A128
+  ab w80 samples=80,features=10000,planted=20,noise=1e-4,weights=random $D head A128
+  tests
+  sanitize memcheck "N=37 grouped chunks" $S37 --param group_rows=16 --param device_output_mb=1
+  ab 37 $P37 $D head A128
+  } 2>&1 | grep --line-buffered -v "noisy:" | tee $OUT/session.log ;;
 esac
