@@ -910,31 +910,24 @@ void launchRefinement(const double* transposed, std::uint64_t transposedStride, 
 
 // ---------------------------------------------------------------------------------------------------------------
 // The tensor-core expansion: lrv_ij = (s_i + s_j)/(N − 1) − 2·g_ij/(N − 1) in 64×64 tiles, g_ij = Σ_k c_ik c_jk from
-// FP64 mma.sync (m16n8k8 on Hopper), four warps of 32×32 each. The accumulators start at the first part and the A copy
-// comes scaled by −2/(N − 1) (FragmentScales), so they end as the lrv and are written straight out — g never touches
-// memory. Pairs whose numerator cancels are listed for the refinement above.
+// FP64 mma.sync (m16n8k8 on Hopper), four warps of 32×32 or two of 64×32 (DmmaWarps). The accumulators start at the
+// first part and the A copy comes scaled by −2/(N − 1) (FragmentScales), so they end as the lrv and are written
+// straight out — g never touches memory. Pairs whose numerator cancels are listed for the refinement above.
 
 namespace {
 struct DmmaPolicy {
     static constexpr int kTile = 64;
-    /// 2 × 2 warps of 32 × 32 pairs. One warp down the tile (64 × 32 pairs a warp, 254 registers, four blocks of two
-    /// warps an SM) needs a quarter fewer shared-memory loads an mma; on an H200 it measured 3.648 → 3.610 ms at
-    /// 200 × 30,000 but 0.2172 → 0.2184 ms at 80 × 10,000 and 0.617 → 0.632 ms at 37 × 20,000: not taken (before the
-    /// accumulators ended as the lrv).
-    static constexpr int kWarpsM = 2; ///< warps down the tile …
-    static constexpr int kWarpsN = 2; ///< … and across it
-    static constexpr int kWarps = kWarpsM * kWarpsN;
-    static constexpr int kThreads = 32 * kWarps;
-    /// Blocks an SM: four share its 64 K registers at 128 a thread; five (96 registers) give each multiprocessor more
-    /// warps to hide a block's latencies, but the instance whose stages are all whole then spills 192 bytes (H200:
-    /// 0.210 → 0.389 ms at 80 × 10,000), while the one with a one-step last stage spills 32–36 and gains (200 ×
-    /// 30,000: 3.58 → 3.55 ms and 3.67 → 3.63 ms on two machines; 37 × 20,000: 0.59 ms, −0.5 %). So five for that
-    /// one (kHalfLast).
+    /// Warps down the tile (DmmaWarps), two across it. Two down, four warps of 32 × 32 pairs, for the instance whose
+    /// stages are all whole: four blocks an SM share its 64 K registers at 128 a thread (five, at 96, spilled 192
+    /// bytes: H200, 0.210 → 0.389 ms at 80 × 10,000). One down, two warps of 64 × 32 pairs, for the one with a
+    /// one-step last stage (kHalfLast): a quarter fewer shared-memory loads an mma, and five blocks an SM at 168
+    /// registers (8–32 bytes spilled). H200, one call, against 2 × 2 at five blocks an SM (where that instance had
+    /// gained over four: 200 × 30,000 3.58 → 3.55 ms): 37 × 20,000 0.5343–0.5351 → 0.5131–0.5135 ms, 200 × 30,000
+    /// 3.476–3.480 → 3.438–3.439; but 80 × 10,000 (whole stages) 0.2048–0.2058 → 0.2123–0.2135 at five blocks and
+    /// 0.2098–0.2107 at four (228 registers, 8 warps an SM).
+    static constexpr int warpsDown(bool halfLast) { return halfLast ? 1 : 2; }
+    /// Blocks an SM, as above.
     static constexpr int blocksPerSm(bool halfLast) { return halfLast ? 5 : 4; }
-    static constexpr int kWarpTileM = kTile / kWarpsM; ///< a warp's rows of the tile …
-    static constexpr int kWarpTileN = kTile / kWarpsN; ///< … and columns
-    static constexpr int kMTiles = kWarpTileM / 16; ///< m16n8k8 tiles down a warp's block
-    static constexpr int kNTiles = kWarpTileN / 8; ///< … and across it
     static constexpr int kStep = 8; ///< samples per mma
     static constexpr int kDepth = 16; ///< samples per shared-memory stage: two k8 steps (no zero padding at N = 80)
     static constexpr int kSteps = kDepth / kStep;
@@ -943,24 +936,38 @@ struct DmmaPolicy {
     static constexpr int kOutStride = kTile + 8;
     /// Where a tile's accumulators get their first values, s_i + s_j: each thread's own loads before the stages
     /// (startFromLoads), or the shared copy of the sums once the first stage has landed (startFromShared). Same work;
-    /// ptxas allocates the two differently in each instance (H200, one call, the instance each size runs): 80 ×
-    /// 10,000 (row by row, whole stages) 0.2087 ms from shared, 0.2074 loaded; 37 × 20,000 (row by row, one-step
+    /// ptxas allocates the two differently in each instance (H200, 2 × 2 warps, one call, the instance each size runs):
+    /// 80 × 10,000 (row by row, whole stages) 0.2087 ms from shared, 0.2074 loaded; 37 × 20,000 (row by row, one-step
     /// last stage) 0.538 / 0.531; 200 × 30,000 (grouped, one-step last stage) 3.468 / 3.488. So loaded, but for that.
     static constexpr bool startsFromShared(bool grouped, bool halfLast) { return grouped && halfLast; }
     /// A whole tile's test for cancelling pairs (a thread that finds one lists its pairs by the exact test): each pair
     /// against its own row's and column's bounds (cancellationBound; two integer compares a pair, the same pairs as
-    /// cancelsByPartsHighWords), or all of a thread's 32 pairs against the largest of its four rows' and eight
-    /// columns' bounds (one compare a pair; a superset, so perhaps a few more threads list). H200, one call each, the
+    /// cancelsByPartsHighWords), or all of a thread's pairs against the largest of its rows' and columns' bounds (one
+    /// compare a pair; a superset, so perhaps a few more threads list). H200, 2 × 2 warps, one call each, the
     /// instance each size runs, against the parts test: 80 × 10,000 (row by row) 0.2064–0.2073 → 0.2039–0.2056 ms one
     /// bound a thread (another call: 0.2077–0.2091 → 0.2058–0.2072 per pair); 37 × 20,000 (row by row) 0.525 → 0.526
     /// one a thread, 0.528 per pair; 200 × 30,000 (grouped) 3.420–3.423 → 3.412–3.414 per pair, 3.426–3.428 one a
     /// thread. So one a thread, but for the grouped instances.
     static constexpr bool boundsPerThread(bool grouped) { return !grouped; }
-    /// The thread's first row of the tile in its accumulators (then + 8, + 16, + 24) …
+};
+
+/// The tile's warps: WarpsM down it and two across, each a block of kWarpTileM × kWarpTileN pairs in m16n8k8 tiles.
+template <int WarpsM> struct DmmaWarps {
+    static constexpr int kWarpsM = WarpsM; ///< warps down the tile …
+    static constexpr int kWarpsN = 2; ///< … and across it
+    static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
+    static constexpr int kWarpTileM = DmmaPolicy::kTile / kWarpsM; ///< a warp's rows of the tile …
+    static constexpr int kWarpTileN = DmmaPolicy::kTile / kWarpsN; ///< … and columns
+    static constexpr int kMTiles = kWarpTileM / 16; ///< m16n8k8 tiles down a warp's block
+    static constexpr int kNTiles = kWarpTileN / 8; ///< … and across it
+    /// The thread's first row of the tile in its accumulators (then + 8, + 16, …) …
     __device__ static int firstRow() { return (threadIdx.x / 32 / kWarpsN) * kWarpTileM + (threadIdx.x & 31) / 4; }
     /// … and its first column (then + 1, + 8, + 9, …, + 25): recomputed where needed, not kept through the stages.
     __device__ static int firstColumn() { return (threadIdx.x / 32 % kWarpsN) * kWarpTileN + 2 * (threadIdx.x & 3); }
 };
+
+/// The warps of the dmmaPairsKernel instance kHalfLast = halfLast.
+template <bool kHalfLast> using DmmaWarpsFor = DmmaWarps<DmmaPolicy::warpsDown(kHalfLast)>;
 
 /// Samples in a row of the centred logs the tensor-core kernels read (the feature-major copy, W's, and a fragment-order
 /// copy's run of blocks for 16 features): N rounded up to whole stages, padded with zeros.
@@ -1156,11 +1163,12 @@ __device__ __forceinline__ void dmma1688(double (&d)[4], const double (&a)[4], c
 #endif
 }
 
-/// A stage's copies for a 64×64 tile: the four FragmentOrder groups of each side (each stage two contiguous 1 KiB
-/// blocks a group), a thread's 16 bytes of each; the i side from the A copy, the j side from the column copy.
-class DmmaCopies {
+/// A stage's copies for a 64×64 tile by Threads threads: the four FragmentOrder groups of each side (each stage two
+/// contiguous 1 KiB blocks a group), a thread's 16 bytes of each (or of each half); the i side from the A copy, the
+/// j side from the column copy.
+template <int Threads> class DmmaCopies {
     /// 16-byte copies a thread makes of each group's stage, per side
-    static constexpr int kCopies = DmmaPolicy::kSteps * DmmaStage::kBlock / (2 * DmmaPolicy::kThreads);
+    static constexpr int kCopies = DmmaPolicy::kSteps * DmmaStage::kBlock / (2 * Threads);
 
 public:
     __device__ DmmaCopies(
@@ -1169,7 +1177,7 @@ public:
         , m_b(columns + FragmentOrder::blockStart(j0, 0, stride) + 2 * threadIdx.x)
         , m_groupStride(FragmentOrder::blockStart(FragmentOrder::kFeatures, 0, stride))
     {
-        static_assert(kCopies * 2 * DmmaPolicy::kThreads == DmmaPolicy::kSteps * DmmaStage::kBlock);
+        static_assert(kCopies * 2 * Threads == DmmaPolicy::kSteps * DmmaStage::kBlock);
     }
     __device__ void issue(std::uint64_t k0, DmmaStage& stage) const
     {
@@ -1178,7 +1186,7 @@ public:
         for (int g = 0; g < DmmaStage::kGroups; ++g)
 #pragma unroll
             for (int h = 0; h < kCopies; ++h) {
-                const int slot = 2 * DmmaPolicy::kThreads * h;
+                const int slot = 2 * Threads * h;
                 copyAsync16(&stage.a[g][0][0] + 2 * threadIdx.x + slot, m_a + g * m_groupStride + offset + slot);
                 copyAsync16(&stage.b[g][0][0] + 2 * threadIdx.x + slot, m_b + g * m_groupStride + offset + slot);
             }
@@ -1201,28 +1209,28 @@ __device__ __forceinline__ BlockPair loadBlockPair(const double (&block)[DmmaSta
         *reinterpret_cast<const double2*>(&block[DmmaStage::kBlock / 2 + 2 * lane])};
 }
 
-/// Adds this warp's 32×32 block of the product of the A and column copies for tile (i0, j0) to `acc`, set before the
-/// call or by start() once the first stage has landed (forEachStage). The k slots q and q+4 of an mma carry a lane's
-/// samples 2q and 2q+1 of the step — the same permutation for A and B, so the sum over samples is unchanged. The last
-/// stage computes `lastSteps` steps.
-template <class Start>
+/// Adds this warp's block (Warps) of the product of the A and column copies for tile (i0, j0) to `acc`, set before
+/// the call or by start() once the first stage has landed (forEachStage). The k slots q and q+4 of an mma carry a
+/// lane's samples 2q and 2q+1 of the step — the same permutation for A and B, so the sum over samples is unchanged.
+/// The last stage computes `lastSteps` steps.
+template <class Warps, class Start>
 __device__ void gramTile(const double* __restrict__ fragments, const double* __restrict__ columns, std::uint64_t stride,
-    int lastSteps, std::uint64_t i0, std::uint64_t j0, double (&acc)[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4],
+    int lastSteps, std::uint64_t i0, std::uint64_t j0, double (&acc)[Warps::kMTiles][Warps::kNTiles][4],
     DmmaShared& shared, Start&& start)
 {
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    const int wg = (warp / DmmaPolicy::kWarpsN) * DmmaPolicy::kMTiles; // the warp's first m16 group
-    const int wn = (warp % DmmaPolicy::kWarpsN) * (DmmaPolicy::kWarpTileN / FragmentOrder::kFeatures); // … j side
-    const DmmaCopies copies(fragments, columns, stride, i0, j0);
+    const int wg = (warp / Warps::kWarpsN) * Warps::kMTiles; // the warp's first m16 group
+    const int wn = (warp % Warps::kWarpsN) * (Warps::kWarpTileN / FragmentOrder::kFeatures); // … j side
+    const DmmaCopies<Warps::kThreads> copies(fragments, columns, stride, i0, j0);
     forEachStage(copies, stride, lastSteps, shared.stages, start, [&](const DmmaStage& stage, int steps) {
 #pragma unroll
         for (int step = 0; step < DmmaPolicy::kSteps; ++step) {
             if (step > 0 && step >= steps)
                 break;
-            double a[DmmaPolicy::kMTiles][4], b[DmmaPolicy::kNTiles][2];
+            double a[Warps::kMTiles][4], b[Warps::kNTiles][2];
 #pragma unroll
-            for (int u = 0; u < DmmaPolicy::kMTiles; ++u) {
+            for (int u = 0; u < Warps::kMTiles; ++u) {
                 const BlockPair pair = loadBlockPair(stage.a[wg + u][step], lane);
                 a[u][0] = pair.low.x;
                 a[u][1] = pair.low.y;
@@ -1230,7 +1238,7 @@ __device__ void gramTile(const double* __restrict__ fragments, const double* __r
                 a[u][3] = pair.high.y;
             }
 #pragma unroll
-            for (int w = 0; w < DmmaPolicy::kNTiles / 2; ++w) {
+            for (int w = 0; w < Warps::kNTiles / 2; ++w) {
                 const BlockPair pair = loadBlockPair(stage.b[wn + w][step], lane);
                 b[2 * w][0] = pair.low.x;
                 b[2 * w][1] = pair.low.y;
@@ -1238,9 +1246,9 @@ __device__ void gramTile(const double* __restrict__ fragments, const double* __r
                 b[2 * w + 1][1] = pair.high.y;
             }
 #pragma unroll
-            for (int u = 0; u < DmmaPolicy::kMTiles; ++u)
+            for (int u = 0; u < Warps::kMTiles; ++u)
 #pragma unroll
-                for (int v = 0; v < DmmaPolicy::kNTiles; ++v)
+                for (int v = 0; v < Warps::kNTiles; ++v)
                     dmma1688(acc[u][v], a[u], b[v]);
         }
     });
@@ -1249,46 +1257,48 @@ __device__ void gramTile(const double* __restrict__ fragments, const double* __r
 /// acc = s_i + s_j (both already over N − 1) for this thread's pairs, the tile's s_i at rowSums and s_j at
 /// columnSums in global memory: the twelve loads first, then the adds (ptxas may place them among the first stage's
 /// copies).
-__device__ __forceinline__ void startFromLoads(double (&acc)[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4],
+template <class Warps>
+__device__ __forceinline__ void startFromLoads(double (&acc)[Warps::kMTiles][Warps::kNTiles][4],
     const double* __restrict__ rowSums, const double* __restrict__ columnSums)
 {
-    const int li = DmmaPolicy::firstRow();
-    const int lj = DmmaPolicy::firstColumn();
-    double si[DmmaPolicy::kMTiles][2], sj[DmmaPolicy::kNTiles][2];
+    const int li = Warps::firstRow();
+    const int lj = Warps::firstColumn();
+    double si[Warps::kMTiles][2], sj[Warps::kNTiles][2];
 #pragma unroll
-    for (int u = 0; u < DmmaPolicy::kMTiles; ++u)
+    for (int u = 0; u < Warps::kMTiles; ++u)
 #pragma unroll
         for (int half = 0; half < 2; ++half)
             si[u][half] = __ldcg(rowSums + li + 16 * u + 8 * half);
 #pragma unroll
-    for (int v = 0; v < DmmaPolicy::kNTiles; ++v)
+    for (int v = 0; v < Warps::kNTiles; ++v)
 #pragma unroll
         for (int h = 0; h < 2; ++h)
             sj[v][h] = __ldcg(columnSums + lj + 8 * v + h);
 #pragma unroll
-    for (int u = 0; u < DmmaPolicy::kMTiles; ++u)
+    for (int u = 0; u < Warps::kMTiles; ++u)
 #pragma unroll
         for (int half = 0; half < 2; ++half)
 #pragma unroll
-            for (int v = 0; v < DmmaPolicy::kNTiles; ++v)
+            for (int v = 0; v < Warps::kNTiles; ++v)
 #pragma unroll
                 for (int h = 0; h < 2; ++h)
                     acc[u][v][2 * half + h] = si[u][half] + sj[v][h];
 }
 
 /// The same from the shared copy of the sums ([0] the rows', [1] the columns'), once it has landed.
+template <class Warps>
 __device__ __forceinline__ void startFromShared(
-    double (&acc)[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4], const double (&sums)[2][DmmaPolicy::kTile])
+    double (&acc)[Warps::kMTiles][Warps::kNTiles][4], const double (&sums)[2][DmmaPolicy::kTile])
 {
-    const int li = DmmaPolicy::firstRow();
-    const int lj = DmmaPolicy::firstColumn();
+    const int li = Warps::firstRow();
+    const int lj = Warps::firstColumn();
 #pragma unroll
-    for (int u = 0; u < DmmaPolicy::kMTiles; ++u)
+    for (int u = 0; u < Warps::kMTiles; ++u)
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
             const double si = sums[0][li + 16 * u + 8 * half];
 #pragma unroll
-            for (int v = 0; v < DmmaPolicy::kNTiles; ++v)
+            for (int v = 0; v < Warps::kNTiles; ++v)
 #pragma unroll
                 for (int h = 0; h < 2; ++h)
                     acc[u][v][2 * half + h] = si + sums[1][lj + 8 * v + h];
@@ -1363,13 +1373,14 @@ __device__ __forceinline__ void groupedTileAt(std::uint32_t tile, std::uint64_t 
 /// kHalfLast: the last stage is one k8 step (lastStageSteps; its own instance, as a runtime step count cost 1.5 % at
 /// 80 × 10,000, where every stage is whole).
 template <bool kGrouped, bool kHalfLast>
-__global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::blocksPerSm(kHalfLast))
+__global__ void __launch_bounds__(DmmaWarpsFor<kHalfLast>::kThreads, DmmaPolicy::blocksPerSm(kHalfLast))
     dmmaPairsKernel(const double* __restrict__ fragments, const double* __restrict__ columns, std::uint64_t stride,
         const double* __restrict__ sumSquares, std::uint64_t p, std::uint64_t firstTile, std::uint64_t rowBegin,
         std::uint64_t rowEnd, unsigned groupRows, double* __restrict__ out, int shift, std::uint64_t* worklist,
         unsigned int* worklistCount, unsigned int capacity)
 {
     constexpr int kTile = DmmaPolicy::kTile;
+    using Warps = DmmaWarpsFor<kHalfLast>;
     std::uint64_t r = 0, c = 0;
     const auto tile = static_cast<std::uint32_t>(firstTile + blockIdx.x); // computeChunk: tiles below 2^32
     if constexpr (kGrouped) {
@@ -1395,13 +1406,14 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::blocksPerSm(
     // by −2/(N − 1), so the mma adds the second and leaves the lrv itself — no FP64 arithmetic after the last mma,
     // where the epilogue's two fma a pair, on the pipe the mma shares, had held up the tile (H200: 6 % at 80 × 10,000
     // with the epilogue's arithmetic left out altogether).
-    double acc[DmmaPolicy::kMTiles][DmmaPolicy::kNTiles][4];
+    double acc[Warps::kMTiles][Warps::kNTiles][4];
     const int steps = kHalfLast ? 1 : DmmaPolicy::kSteps;
     if constexpr (DmmaPolicy::startsFromShared(kGrouped, kHalfLast)) {
-        gramTile(fragments, columns, stride, steps, i0, j0, acc, shared, [&] { startFromShared(acc, sums); });
+        gramTile<Warps>(
+            fragments, columns, stride, steps, i0, j0, acc, shared, [&] { startFromShared<Warps>(acc, sums); });
     } else {
-        startFromLoads(acc, sumSquares + i0, sumSquares + j0);
-        gramTile(fragments, columns, stride, steps, i0, j0, acc, shared, NoStart {});
+        startFromLoads<Warps>(acc, sumSquares + i0, sumSquares + j0);
+        gramTile<Warps>(fragments, columns, stride, steps, i0, j0, acc, shared, NoStart {});
     }
 
     // The accumulators into the shared tile; the test for cancelling pairs on the integer units, against the larger
@@ -1411,29 +1423,29 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::blocksPerSm(
     const bool whole = i0 > j0 && i0 + kTile <= p && i0 >= rowBegin && i0 + kTile <= rowEnd;
     auto finish = [&](auto wholeTag) {
         constexpr bool kWhole = decltype(wholeTag)::value;
-        const int li = DmmaPolicy::firstRow();
-        const int lj = DmmaPolicy::firstColumn();
-        int boundJ[DmmaPolicy::kNTiles][2]; // the test's bounds from this thread's eight columns' s_j/(N − 1)
+        const int li = Warps::firstRow();
+        const int lj = Warps::firstColumn();
+        int boundJ[Warps::kNTiles][2]; // the test's bounds from this thread's columns' s_j/(N − 1)
 #pragma unroll
-        for (int v = 0; v < DmmaPolicy::kNTiles; ++v)
+        for (int v = 0; v < Warps::kNTiles; ++v)
 #pragma unroll
             for (int h = 0; h < 2; ++h)
                 boundJ[v][h] = cancellationBound(highWord(sums[1][lj + 8 * v + h]), shift);
-        int threadBound = 0; // the largest of the thread's twelve bounds (DmmaPolicy::boundsPerThread)
+        int threadBound = 0; // the largest of the thread's bounds (DmmaPolicy::boundsPerThread)
         constexpr bool kThreadBound = kWhole && DmmaPolicy::boundsPerThread(kGrouped);
         if constexpr (kThreadBound) {
 #pragma unroll
-            for (int v = 0; v < DmmaPolicy::kNTiles; ++v)
+            for (int v = 0; v < Warps::kNTiles; ++v)
 #pragma unroll
                 for (int h = 0; h < 2; ++h)
                     threadBound = max(threadBound, boundJ[v][h]);
 #pragma unroll
-            for (int r = 0; r < 2 * DmmaPolicy::kMTiles; ++r)
+            for (int r = 0; r < 2 * Warps::kMTiles; ++r)
                 threadBound = max(threadBound, cancellationBound(highWord(sums[0][li + 8 * r]), shift));
         }
         bool anyCancels = false;
 #pragma unroll
-        for (int u = 0; u < DmmaPolicy::kMTiles; ++u)
+        for (int u = 0; u < Warps::kMTiles; ++u)
 #pragma unroll
             for (int half = 0; half < 2; ++half) {
                 const int row = li + 16 * u + 8 * half;
@@ -1441,7 +1453,7 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::blocksPerSm(
                 const int boundI = cancellationBound(highWord(sums[0][row]), shift);
                 const bool rowListed = kWhole || (i < p && i >= rowBegin && i < rowEnd);
 #pragma unroll
-                for (int v = 0; v < DmmaPolicy::kNTiles; ++v) {
+                for (int v = 0; v < Warps::kNTiles; ++v) {
 #pragma unroll
                     for (int h = 0; h < 2; ++h) {
                         const std::uint64_t j = j0 + lj + 8 * v + h;
@@ -1457,11 +1469,11 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::blocksPerSm(
                 }
             }
         if (kWhole && anyCancels) // rare: the thread's values again, from the tile it wrote
-            for (int e = 0; e < DmmaPolicy::kMTiles * 2 * DmmaPolicy::kNTiles * 2; ++e) {
+            for (int e = 0; e < Warps::kMTiles * 2 * Warps::kNTiles * 2; ++e) {
                 const int h = e & 1;
-                const int v = (e >> 1) % DmmaPolicy::kNTiles;
-                const int half = (e / (2 * DmmaPolicy::kNTiles)) & 1;
-                const int u = e / (4 * DmmaPolicy::kNTiles);
+                const int v = (e >> 1) % Warps::kNTiles;
+                const int half = (e / (2 * Warps::kNTiles)) & 1;
+                const int u = e / (4 * Warps::kNTiles);
                 const int row = li + 16 * u + 8 * half;
                 const int col = lj + 8 * v + h;
                 if (cancelsByPartsHighWords(
@@ -1470,7 +1482,7 @@ __global__ void __launch_bounds__(DmmaPolicy::kThreads, DmmaPolicy::blocksPerSm(
             }
         __syncthreads();
         // ... then stored a row at a time.
-        storeTile<kTile, DmmaPolicy::kOutStride, DmmaPolicy::kThreads, kWhole>(
+        storeTile<kTile, DmmaPolicy::kOutStride, Warps::kThreads, kWhole>(
             shared.tile, i0, j0, p, rowBegin, rowEnd, out);
     };
     if (whole)
@@ -2021,7 +2033,8 @@ public:
             const auto kernel = m_groupRows > 1
                 ? (halfLast ? dmmaPairsKernel<true, true> : dmmaPairsKernel<true, false>)
                 : (halfLast ? dmmaPairsKernel<false, true> : dmmaPairsKernel<false, false>);
-            device::launchEarly(early, "launch of dmmaPairsKernel", kernel, blocks, DmmaPolicy::kThreads, 0, stream(),
+            const int threads = halfLast ? DmmaWarpsFor<true>::kThreads : DmmaWarpsFor<false>::kThreads;
+            device::launchEarly(early, "launch of dmmaPairsKernel", kernel, blocks, threads, 0, stream(),
                 m_fragments.data(), m_columns.data(), m_stride, m_sumSquares.data(), m_p, firstTile, rowBegin, rowEnd,
                 m_groupRows, out, m_shift, m_worklist.data(), m_flags.data(), m_capacity);
         }
