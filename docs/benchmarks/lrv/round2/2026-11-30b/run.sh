@@ -88,4 +88,29 @@ stores)
       grep -E "^\s+[a-z]" $OUT/ncu_$b.txt | sed "s/^/$b /"
     done
   } 2>&1 | grep --line-buffered -v "noisy:" | tee $OUT/session.log ;;
+warps)
+  { ab 80 $P80 $D head W4 W5 head W4 W5 head W4 W5
+    ab 37 $P37 $D head W4 W5 head W4 W5
+    ab 200 $P200 $D head W4 W5 head W4 W5
+    for b in head W4 W5; do
+      timeout 120 ncu --clock-control none --kernel-name regex:dmmaPairsKernel --launch-skip 20 --launch-count 1 \
+        --metrics gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__cycles_elapsed.max,sm__pipe_tensor_op_dmma_cycles_active.avg.pct_of_peak_sustained_elapsed,sm__pipe_shared_cycles_active.avg.pct_of_peak_sustained_elapsed,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,sm__warps_active.avg.pct_of_peak_sustained_active \
+        ./kernelscope-cli.$b run --workload lrv --variant $D --generate $P80 --min-reps 30 --max-reps 30 --warmup 0 --no-calibrate -q > $OUT/ncu_$b.txt 2>&1
+      grep -E "^\s+[a-z]" $OUT/ncu_$b.txt | sed "s/^/$b /"
+    done
+  } 2>&1 | grep --line-buffered -v "noisy:" | tee $OUT/session.log ;;
+final)
+  { ab 80 $P80 $D head new head new
+    ab 37 $P37 $D head new head new
+    ab 200 $P200 $D head new head new
+    tests
+    sanitize memcheck "N=37 grouped chunks" $S37 --param group_rows=16 --param device_output_mb=1
+    sanitize memcheck "N=37 chunks" $S37 --param device_output_mb=1
+    sanitize memcheck "N=200 chunks" samples=200,features=1501,planted=20,noise=1e-4 --param device_output_mb=1
+    sanitize racecheck "N=37 grouped" $R37 --param group_rows=16
+    sanitize racecheck "N=37" $R37
+    sanitize synccheck "N=37 grouped" $R37 --param group_rows=16
+    sanitize initcheck "N=37" $R37
+    fallbackMemcheck
+  } 2>&1 | grep --line-buffered -v "noisy:" | tee $OUT/session.log ;;
 esac
