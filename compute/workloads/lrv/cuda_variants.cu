@@ -939,6 +939,8 @@ struct DmmaPolicy {
     /// ptxas allocates the two differently in each instance (H200, 2 × 2 warps, one call, the instance each size runs):
     /// 80 × 10,000 (row by row, whole stages) 0.2087 ms from shared, 0.2074 loaded; 37 × 20,000 (row by row, one-step
     /// last stage) 0.538 / 0.531; 200 × 30,000 (grouped, one-step last stage) 3.468 / 3.488. So loaded, but for that.
+    /// With 64 × 32 warps in the one-step instances, the same (one call): 37 × 20,000 0.5096–0.5108 loaded,
+    /// 0.5179–0.5209 from shared; 200 × 30,000 3.4369–3.4370 from shared, 3.4599–3.4628 loaded.
     static constexpr bool startsFromShared(bool grouped, bool halfLast) { return grouped && halfLast; }
     /// A whole tile's test for cancelling pairs (a thread that finds one lists its pairs by the exact test): each pair
     /// against its own row's and column's bounds (cancellationBound; two integer compares a pair, the same pairs as
@@ -947,7 +949,9 @@ struct DmmaPolicy {
     /// instance each size runs, against the parts test: 80 × 10,000 (row by row) 0.2064–0.2073 → 0.2039–0.2056 ms one
     /// bound a thread (another call: 0.2077–0.2091 → 0.2058–0.2072 per pair); 37 × 20,000 (row by row) 0.525 → 0.526
     /// one a thread, 0.528 per pair; 200 × 30,000 (grouped) 3.420–3.423 → 3.412–3.414 per pair, 3.426–3.428 one a
-    /// thread. So one a thread, but for the grouped instances.
+    /// thread. So one a thread, but for the grouped instances. With 64 × 32 warps in the one-step instances, the same
+    /// (one call): 37 × 20,000 0.5096–0.5108 one a thread, 0.5112–0.5122 per pair; 200 × 30,000 3.4369–3.4370 per pair,
+    /// 3.4403–3.4418 one a thread.
     static constexpr bool boundsPerThread(bool grouped) { return !grouped; }
 };
 

@@ -113,4 +113,8 @@ final)
     sanitize initcheck "N=37" $R37
     fallbackMemcheck
   } 2>&1 | grep --line-buffered -v "noisy:" | tee $OUT/session.log ;;
+choices)
+  { ab 37 $P37 $D head2 X2 X4 head2 X2 X4 head2 X2 X4
+    ab 200 $P200 $D head2 X1 X3 head2 X1 X3
+  } 2>&1 | grep --line-buffered -v "noisy:" | tee $OUT/session.log ;;
 esac
