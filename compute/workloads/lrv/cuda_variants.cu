@@ -1259,8 +1259,8 @@ __device__ void gramTile(const double* __restrict__ fragments, const double* __r
 }
 
 /// acc = s_i + s_j (both already over N − 1) for this thread's pairs, the tile's s_i at rowSums and s_j at
-/// columnSums in global memory: the twelve loads first, then the adds (ptxas may place them among the first stage's
-/// copies).
+/// columnSums in global memory: all of the thread's loads first, then the adds (ptxas may place them among the first
+/// stage's copies).
 template <class Warps>
 __device__ __forceinline__ void startFromLoads(double (&acc)[Warps::kMTiles][Warps::kNTiles][4],
     const double* __restrict__ rowSums, const double* __restrict__ columnSums)
