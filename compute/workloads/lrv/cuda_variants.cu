@@ -953,6 +953,12 @@ struct DmmaPolicy {
     /// (one call): 37 × 20,000 0.5096–0.5108 one a thread, 0.5112–0.5122 per pair; 200 × 30,000 3.4369–3.4370 per pair,
     /// 3.4403–3.4418 one a thread.
     static constexpr bool boundsPerThread(bool grouped) { return !grouped; }
+    /// storeTile's row loop unrolled twice in the instances with whole stages, as the compiler chooses in the others
+    /// (0). H200, one call, three runs each at 80 × 10,000: its choice (four rows a pass there) 0.2062–0.2070 ms,
+    /// unrolled once 0.2065–0.2076, twice 0.2023–0.2034; grouped 0.2140, 0.2133, 0.2102. Another H200, this code
+    /// against the one before: 0.2038–0.2043 → 0.2016–0.2018, grouped 0.2125 → 0.2086. Twice in the one-step instances
+    /// too cost 8 % at 37 × 20,000 (0.5115 → 0.5524 ms) and 0.4 % at 200 × 30,000.
+    static constexpr int storeUnroll(bool halfLast) { return halfLast ? 0 : 2; }
 };
 
 /// The tile's warps: WarpsM down it and two across, each a block of kWarpTileM × kWarpTileN pairs in m16n8k8 tiles.
@@ -1326,8 +1332,8 @@ __device__ __forceinline__ void listPair(
 /// reread (H200: 0.222 → 0.216 ms at 80 × 10,000, 4.01 → 3.97 ms at 200 × 30,000). Each warp takes a run of
 /// consecutive rows: row i's first pair is 16-byte aligned when i mod 4 is 0 or 1, so with rows dealt round-robin
 /// (w, w + 4, …) two of four warps would store every unaligned row, with twice the instructions, and the block would
-/// wait for them.
-template <int Tile, int Stride, int Threads, bool kWhole = false>
+/// wait for them. kUnroll: the row loop unrolled that many times, or (0) as the compiler chooses.
+template <int Tile, int Stride, int Threads, bool kWhole = false, int kUnroll = 0>
 __device__ void storeTile(const double (&tile)[Tile][Stride], std::uint64_t i0, std::uint64_t j0, std::uint64_t p,
     std::uint64_t rowBegin, std::uint64_t rowEnd, double* __restrict__ out)
 {
@@ -1339,17 +1345,36 @@ __device__ void storeTile(const double (&tile)[Tile][Stride], std::uint64_t i0, 
     int r = first + static_cast<int>(threadIdx.x / 32) * rows;
     const int end = min(r + rows, last);
     std::uint64_t offset = pairIndex(i0 + r, j0) - rowStart(rowBegin);
-    for (; r < end; ++r) {
-        const std::uint64_t i = i0 + r;
-        double* row = out + offset;
-        offset += i; // row i + 1's pairs start i later
-        const int count = kWhole ? Tile : static_cast<int>(min(static_cast<std::uint64_t>(Tile), i - j0));
-        if (count == Tile && reinterpret_cast<std::uintptr_t>(row) % sizeof(double2) == 0) {
-            for (int c = lane; c < Tile / 2; c += 32)
-                __stcs(reinterpret_cast<double2*>(row) + c, make_double2(tile[r][2 * c], tile[r][2 * c + 1]));
-        } else {
-            for (int c = lane; c < count; c += 32)
-                __stcs(row + c, tile[r][c]);
+    // The same loop twice, so that each instance gets exactly the code measured: with the body written once, as a
+    // lambda or as an inlined function, the compiler's output differed from both (PTX compared).
+    if constexpr (kUnroll > 0) {
+#pragma unroll kUnroll
+        for (; r < end; ++r) {
+            const std::uint64_t i = i0 + r;
+            double* row = out + offset;
+            offset += i; // row i + 1's pairs start i later
+            const int count = kWhole ? Tile : static_cast<int>(min(static_cast<std::uint64_t>(Tile), i - j0));
+            if (count == Tile && reinterpret_cast<std::uintptr_t>(row) % sizeof(double2) == 0) {
+                for (int c = lane; c < Tile / 2; c += 32)
+                    __stcs(reinterpret_cast<double2*>(row) + c, make_double2(tile[r][2 * c], tile[r][2 * c + 1]));
+            } else {
+                for (int c = lane; c < count; c += 32)
+                    __stcs(row + c, tile[r][c]);
+            }
+        }
+    } else {
+        for (; r < end; ++r) {
+            const std::uint64_t i = i0 + r;
+            double* row = out + offset;
+            offset += i; // row i + 1's pairs start i later
+            const int count = kWhole ? Tile : static_cast<int>(min(static_cast<std::uint64_t>(Tile), i - j0));
+            if (count == Tile && reinterpret_cast<std::uintptr_t>(row) % sizeof(double2) == 0) {
+                for (int c = lane; c < Tile / 2; c += 32)
+                    __stcs(reinterpret_cast<double2*>(row) + c, make_double2(tile[r][2 * c], tile[r][2 * c + 1]));
+            } else {
+                for (int c = lane; c < count; c += 32)
+                    __stcs(row + c, tile[r][c]);
+            }
         }
     }
 }
@@ -1486,7 +1511,7 @@ __global__ void __launch_bounds__(DmmaWarpsFor<kHalfLast>::kThreads, DmmaPolicy:
             }
         __syncthreads();
         // ... then stored a row at a time.
-        storeTile<kTile, DmmaPolicy::kOutStride, Warps::kThreads, kWhole>(
+        storeTile<kTile, DmmaPolicy::kOutStride, Warps::kThreads, kWhole, DmmaPolicy::storeUnroll(kHalfLast)>(
             shared.tile, i0, j0, p, rowBegin, rowEnd, out);
     };
     if (whole)
