@@ -24,6 +24,7 @@ constexpr std::uint64_t kBinWarpMax = spmv::RowBinningThresholds::kMediumMax;
 constexpr std::uint64_t kAdaptiveScalarMax = spmv::AdaptiveThresholds::kScalarMax;
 constexpr double kEllMaxPadding = spmv::EllThresholds::kMaxPadding;
 constexpr int kLongChunk = spmv::LongRowThresholds::kChunk;
+constexpr int kWideChunk = spmv::LongRowThresholds::kWideChunk;
 constexpr std::uint64_t kTileCapacity = spmv::RowTileThresholds::kCapacity;
 // The classes are counted from the exact length histogram, which stops at kMaxExactLength.
 static_assert(kBinThreadMax <= kBinWarpMax && kBinWarpMax <= SpmvView::kMaxExactLength
@@ -336,7 +337,7 @@ void SpmvView::setProfile(Profile profile)
         lines << tr("  the whole warp, shorter ones lane 0 alone)");
         lines
             << tr("Rows longer than %1: %2 (row_tiles gives them").arg(count(kTileCapacity)).arg(count(p.tileLongRows));
-        lines << tr("  blocks of %1 non-zeros, the rest tiles)").arg(kLongChunk);
+        lines << tr("  blocks of %1 non-zeros, the rest tiles)").arg(count(kWideChunk));
         lines << tr("Thread per row: lanes busy %1 of the time").arg(share(p.warpBalance, 1.0));
         lines << tr("  (each warp waits for its longest row)");
         lines << tr("A row's columns span %1 of the width").arg(share(p.meanSpan, 1.0));

@@ -5,6 +5,7 @@
 #include "compute/workloads/spmv/row_tiles.h"
 #include "compute/workloads/spmv/spmv_policy.h"
 
+#include <algorithm>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <map>
@@ -235,6 +236,56 @@ TEST(SpmvRowTilesGpu, OneTwoAndThreePanelsMatchTheReferenceOnEveryClass)
                 }
             }
         }
+}
+
+// On a GPU: a long row cut into several chunks has its partial sums added by the block that finishes it last, found
+// by an arrival count each run must leave at zero. Rows just past row_tiles' capacity (one chunk), rows of several
+// chunks of 4,096, and rows past the fixed-lane kernels' limits (an odd number of narrow chunks for scalar); every
+// variant that cuts long rows runs three times with y poisoned again (reset()) before each run, and each run's y is
+// checked against the reference: a count left behind would leave the long rows unwritten.
+TEST(SpmvRowTilesGpu, EveryRunWritesTheLongRowsAgain)
+{
+    const Workload& spmv = *defaultRegistry().find("spmv");
+    if (const auto why = unavailableReason(*spmv.findVariant("row_tiles")); !why.empty())
+        GTEST_SKIP() << why;
+    data::SparseSystem system;
+    data::CsrMatrix& a = system.matrix;
+    a.rows = 3000;
+    a.cols = 30000;
+    a.rowPtr.push_back(0);
+    std::mt19937 rng(5);
+    const std::vector<int> longLengths = {4094, 9000, 4096, 700, 12289, 65, 4095, 3000, 29999, 100};
+    for (std::uint64_t r = 0; r < a.rows; ++r) {
+        const int length = r % 300 == 7 ? longLengths[(r / 300) % longLengths.size()] : static_cast<int>(rng() % 9);
+        const std::uint64_t start = rng() % a.cols;
+        for (int k = 0; k < length; ++k) {
+            a.colIdx.push_back(static_cast<std::int32_t>((start + static_cast<std::uint64_t>(k)) % a.cols));
+            a.values.push_back(static_cast<double>(static_cast<int>(rng() % 7) - 3));
+        }
+        std::sort(a.colIdx.end() - length, a.colIdx.end());
+        a.rowPtr.push_back(static_cast<std::int64_t>(a.colIdx.size()));
+    }
+    system.x.resize(a.cols);
+    for (double& v : system.x)
+        v = static_cast<double>(static_cast<int>(rng() % 9) - 4);
+    const data::Dataset d = data::makeSparseDataset(system, "long rows", "test");
+    for (const char* precision : {"f64", "f32"}) {
+        const ParamSet params = ParamSet::parse(spmv.parameters(), {{"precision", precision}});
+        const Result reference = runVariant(spmv, "reference", d, params);
+        for (const char* id : {"row_tiles", "auto", "scalar", "subwarp", "vector", "adaptive", "row_binning"}) {
+            RunContext context {0, &steadyClock()};
+            auto run = spmv.findVariant(id)->prepare(d, params, context);
+            for (int r = 0; r < 3; ++r) {
+                run->reset();
+                run->timer().start();
+                run->run();
+                run->timer().stop();
+                run->timer().elapsedMs();
+                const Delta delta = spmv.compare(run->fetch(), reference, d, params);
+                EXPECT_LE(delta.value, delta.tolerance) << id << ", " << precision << ", run " << r + 1;
+            }
+        }
+    }
 }
 
 } // namespace

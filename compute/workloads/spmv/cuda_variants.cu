@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cuda/atomic>
 #include <utility>
 
 namespace ks::spmv::gpu {
@@ -84,14 +85,19 @@ __device__ __forceinline__ T partialRow(const int* __restrict__ col, const T* __
 // ---------------------------------------------------------------------------------------------------------------
 // Long rows. A kernel that gives each row a fixed number of lanes keeps them busy for as long as its longest row:
 // on the power-law matrix of 4M rows (exponent 2.2), sub-warp's 4 lanes on a 456,099-long row took 27.9 ms, 88×
-// cuSPARSE. Rows longer than a kernel's limit are cut at prepare into chunks of kChunk non-zeros, a block each; a
-// second kernel adds each row's partial sums in chunk order (no atomics: the same sum every run), and the row
-// kernels skip those rows. Thresholds in spmv_policy.h.
+// cuSPARSE. Rows longer than a kernel's limit are cut at prepare into chunks of kChunk (or kWideChunk) non-zeros, a
+// block each, and the row kernels skip those rows. A second kernel adds each row's partial sums in chunk order, or,
+// for row_tiles, the block that finishes a row last does (no atomic adds of values either way: the same sum every
+// run), and row_tiles runs these blocks at the head of its own grid where x is one panel. Thresholds in
+// spmv_policy.h.
 
 struct LongRowPolicy : LongRowThresholds {
-    static constexpr int kThreads = 256; ///< a chunk's block: kChunk / kThreads non-zeros per thread
-    static constexpr int kWideThreads = 512; ///< a wide chunk's block: the same non-zeros per thread
-    static constexpr int kFinishThreads = 128; ///< the finishing kernel: a thread per long row
+    static constexpr int kItems = 8; ///< non-zeros a thread loads, in either kind of chunk
+    static constexpr int kThreads = kChunk / kItems; ///< a narrow chunk's block
+    static constexpr int kWideThreads = kWideChunk / kItems; ///< a wide chunk's block
+    static_assert(kChunk % kItems == 0 && kWideChunk % kItems == 0);
+    static constexpr int kFinishThreads = 128; ///< longFinishKernel: a thread per chunk
+    template <bool kWide> static constexpr int threads() { return kWide ? kWideThreads : kThreads; }
 };
 
 /// The longest row a kernel that gives each row `lanes` lanes keeps.
@@ -100,87 +106,167 @@ constexpr int longRowLimit(int lanes)
     return lanes * LongRowPolicy::kPerLane;
 }
 
-/// The sum of `value` over the block's Threads threads, in thread 0.
-template <int Threads, class T> __device__ __forceinline__ T blockSum(T value)
+/// The long rows' device lists, as LongRows uploads them: the narrow chunks (kChunk non-zeros) first, then the wide
+/// ones (kWideChunk), each with its row of A, its first non-zero, and the first and end chunk of its row; a partial sum
+/// per chunk, and an arrival count per chunk of which a row uses its first's, zero between runs (the row's last block
+/// puts it back).
+template <class T> struct LongRowArgs {
+    int narrowChunks = 0;
+    int wideChunks = 0;
+    const int* chunkRow = nullptr;
+    const int* chunkBegin = nullptr;
+    const int* rowFirst = nullptr;
+    const int* rowEnd = nullptr;
+    T* partial = nullptr;
+    unsigned int* arrivals = nullptr;
+};
+
+/// Copies an int from global to shared memory, on sm_80 and up without passing through a register (cp.async), so
+/// that nothing stays live across a thread's gathers; readable after waitSharedCopies() and a barrier.
+__device__ __forceinline__ void copyToShared(int* shared, const int* global)
 {
-    static_assert(Threads <= 32 * 32);
-    __shared__ T warpSums[Threads / 32];
-    value = groupSum<32>(value);
-    if (threadIdx.x % 32 == 0)
-        warpSums[threadIdx.x / 32] = value;
-    __syncthreads();
-    value = threadIdx.x < Threads / 32 ? warpSums[threadIdx.x] : T(0);
-    if (threadIdx.x < 32)
-        value = groupSum<32>(value);
-    return value;
+#if __CUDA_ARCH__ >= 800
+    const auto address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(address), "l"(global) : "memory");
+#else
+    *shared = *global;
+#endif
 }
 
-/// A block per chunk of Chunk non-zeros of a long row: its partial sum into partial[blockIdx.x].
-template <class T, int Threads, int Chunk>
-__global__ void __launch_bounds__(Threads) longChunkKernel(const int* __restrict__ chunkRow,
-    const int* __restrict__ chunkBegin, const int* __restrict__ rowPtr, const int* __restrict__ col,
-    const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ partial)
+__device__ __forceinline__ void waitSharedCopies()
 {
-    // All of a thread's kItems loads of columns and values are issued before its gathers (partialRow's batches of
-    // four in two rounds took 0.142 ms on 20,000 rows of 2,000 in float32 on an H100, this 0.124).
-    constexpr int kItems = Chunk / Threads;
-    static_assert(Chunk % Threads == 0);
-    const int begin = chunkBegin[blockIdx.x];
-    const int end = min(begin + Chunk, rowPtr[chunkRow[blockIdx.x] + 1]);
-    int c[kItems];
-    T v[kItems];
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+
+/// Block `block` of the long rows' narrow chunks (LongRowPolicy::kThreads threads) or, kWide, of their wide ones
+/// (kWideThreads), all its threads calling. Each thread issues all its loads of columns and values before its
+/// gathers (partialRow's batches of four in two rounds took 0.142 ms on 20,000 rows of 2,000 in float32 on an H100,
+/// this 0.124). The chunk's sum goes to `partial` (longFinishKernel adds a row's sums) or, kArrive, the row is
+/// finished here: a row of one chunk is stored at once, and the block that finishes a row's last chunk (the arrival
+/// count) adds the row's sums in chunk order into y and zeroes the count.
+template <class T, bool kWide, bool kArrive>
+__device__ __forceinline__ void longRowsBlock(int block, const LongRowArgs<T>& args, const int* __restrict__ rowPtr,
+    const int* __restrict__ col, const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y)
+{
+    using P = LongRowPolicy;
+    constexpr int kThreads = P::threads<kWide>();
+    constexpr int kLength = kThreads * P::kItems;
+    __shared__ T warpSums[kThreads / 32];
+    __shared__ int rowOf[3]; // kArrive: the chunk's row of A, its row's first and end chunk
+    const int t = static_cast<int>(threadIdx.x);
+    const int chunk = kWide ? args.narrowChunks + block : block;
+    const int begin = args.chunkBegin[chunk];
+    const int stop = min(begin + kLength, rowPtr[args.chunkRow[chunk] + 1]);
+    int c[P::kItems];
+    T v[P::kItems];
 #pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-        const int k = begin + i * Threads + static_cast<int>(threadIdx.x);
-        c[i] = k < end ? loadOnce(col + k) : 0;
-        v[i] = k < end ? loadOnce(val + k) : T(0);
+    for (int i = 0; i < P::kItems; ++i) {
+        const int k = begin + i * kThreads + t;
+        c[i] = k < stop ? loadOnce(col + k) : 0;
+        v[i] = k < stop ? loadOnce(val + k) : T(0);
+    }
+    if (kArrive && t == 0) { // what thread 0 needs after the barrier, not held in registers meanwhile
+        copyToShared(&rowOf[0], args.chunkRow + chunk);
+        copyToShared(&rowOf[1], args.rowFirst + chunk);
+        copyToShared(&rowOf[2], args.rowEnd + chunk);
     }
     T sum = 0;
 #pragma unroll
-    for (int i = 0; i < kItems; ++i)
+    for (int i = 0; i < P::kItems; ++i)
         sum += v[i] * x[c[i]];
-    sum = blockSum<Threads>(sum);
-    if (threadIdx.x == 0)
-        partial[blockIdx.x] = sum;
+    sum = groupSum<32>(sum);
+    if (t % 32 == 0)
+        warpSums[t / 32] = sum;
+    if constexpr (kArrive)
+        waitSharedCopies();
+    __syncthreads();
+    if (t != 0)
+        return;
+    T total = 0;
+#pragma unroll
+    for (int w = 0; w < kThreads / 32; ++w)
+        total += warpSums[w];
+    if constexpr (!kArrive) {
+        args.partial[chunk] = total;
+        return;
+    }
+    const int row = rowOf[0];
+    const int first = rowOf[1];
+    const int end = rowOf[2];
+    if (end - first == 1) { // the row's only chunk
+        y[row] = total;
+        return;
+    }
+    args.partial[chunk] = total;
+    // The arrival releases the sum to, and acquires the others' sums for, the block that arrives last.
+    cuda::atomic_ref<unsigned int, cuda::thread_scope_device> arrivals(args.arrivals[first]);
+    if (arrivals.fetch_add(1u, cuda::memory_order_acq_rel) != static_cast<unsigned>(end - first - 1))
+        return;
+    T rowSum = 0;
+    for (int k = first; k < end; ++k)
+        rowSum += __ldcg(args.partial + k); // from L2: other blocks wrote them
+    y[row] = rowSum;
+    arrivals.store(0u, cuda::memory_order_relaxed); // the run's end orders it before the next run
 }
 
-template <class T>
-__global__ void __launch_bounds__(LongRowPolicy::kFinishThreads) longFinishKernel(int count,
-    const int* __restrict__ rows, const int* __restrict__ firstChunk, const T* __restrict__ partial, T* __restrict__ y)
+template <class T, bool kWide, bool kArrive>
+__global__ void __launch_bounds__(LongRowPolicy::threads<kWide>())
+    longRowsKernel(LongRowArgs<T> args, const int* __restrict__ rowPtr, const int* __restrict__ col,
+        const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y)
 {
-    const long long r = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (r >= count)
+    longRowsBlock<T, kWide, kArrive>(static_cast<int>(blockIdx.x), args, rowPtr, col, val, x, y);
+}
+
+/// A thread per chunk: the first chunk of each row adds the row's partial sums in chunk order into y.
+template <class T>
+__global__ void __launch_bounds__(LongRowPolicy::kFinishThreads)
+    longFinishKernel(int chunks, LongRowArgs<T> args, T* __restrict__ y)
+{
+    const long long c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (c >= chunks || args.rowFirst[c] != c)
         return;
     T sum = 0;
-    for (int c = firstChunk[r]; c < firstChunk[r + 1]; ++c)
-        sum += partial[c];
-    y[rows[r]] = sum;
+    for (int k = static_cast<int>(c); k < args.rowEnd[c]; ++k)
+        sum += args.partial[k];
+    y[args.chunkRow[c]] = sum;
 }
 
 /// The rows of A longer than a limit, cut into chunks: found at prepare (one pass, on the host), allocated and
-/// uploaded with the variant's data, run beside its row kernel.
+/// uploaded with the variant's data, run beside its row kernel (or, args(), inside it).
 template <class T> class LongRows {
 public:
     LongRows() = default;
-    /// Finds the rows longer than `limit`; allocate() and upload() then make their device lists.
-    LongRows(const data::CsrMatrix& a, int limit)
+    /// Finds the rows longer than `limit`; allocate() and upload() then make their device lists. Rows of up to
+    /// kWideChunk non-zeros go to narrow chunks, longer ones to wide chunks, and longFinishKernel adds the rows'
+    /// partial sums after. `wideOnly`: every row in wide chunks, each row finished by its last block, in one launch
+    /// (run()) or in the caller's grid (args()).
+    LongRows(const data::CsrMatrix& a, int limit, bool wideOnly = false)
         : m_limit(limit)
+        , m_wideOnly(wideOnly)
     {
-        // The rows of up to kWideChunk first, in chunks of kChunk, then the longer ones in chunks of kWideChunk: each
-        // row's chunks are consecutive, and the wide ones a list of their own for their launch.
-        m_firstChunk.push_back(0);
+        // The narrow rows' chunks first, then the wide rows': each row's chunks are consecutive. Where the last block
+        // of a row adds its sums, a row of one chunk is stored at once; the power-law rows of exponent 2.2, with few
+        // long rows of many chunks each, gain (row_tiles in float64 0.316 → 0.312 ms beside its two passes, H200),
+        // but 20,000 rows of about 2,000, with 13 % of two chunks, lose 30 % (0.094 → 0.123 ms in float32) to the
+        // arrivals of those rows' blocks, or 9 % (0.103) as one wide chunk each in a launch after the narrow ones.
+        const int narrowMax = wideOnly ? limit : LongRowPolicy::kWideChunk;
         for (const bool wide : {false, true}) {
             const std::int64_t chunk = wide ? LongRowPolicy::kWideChunk : LongRowPolicy::kChunk;
             for (std::uint64_t row = 0; row < a.rows; ++row) {
                 const std::int64_t length = a.rowPtr[row + 1] - a.rowPtr[row];
-                if (length <= limit || (length > LongRowPolicy::kWideChunk) != wide)
+                if (length <= limit || (length > narrowMax) != wide)
                     continue;
-                m_rows.push_back(static_cast<int>(row));
+                ++m_rows;
+                const auto first = static_cast<int>(m_chunkRow.size());
+                const auto end = first + static_cast<int>((length + chunk - 1) / chunk);
                 for (std::int64_t k = 0; k < length; k += chunk) {
                     m_chunkRow.push_back(static_cast<int>(row));
                     m_chunkBegin.push_back(static_cast<int>(a.rowPtr[row] + k));
+                    m_rowFirst.push_back(first);
+                    m_rowEnd.push_back(end);
                 }
-                m_firstChunk.push_back(static_cast<int>(m_chunkRow.size()));
             }
             if (!wide)
                 m_narrowChunks = m_chunkRow.size();
@@ -189,83 +275,106 @@ public:
     /// Device bytes allocate() takes.
     std::size_t deviceBytes() const
     {
-        if (m_rows.empty())
-            return 0;
-        return (m_rows.size() + m_firstChunk.size() + 2 * m_chunkRow.size()) * sizeof(int)
-            + m_chunkRow.size() * sizeof(T);
+        return m_chunkRow.size() * (4 * sizeof(int) + sizeof(T) + (m_wideOnly ? sizeof(unsigned int) : 0));
     }
     /// Allocates the device lists (after the variant has checked its device memory).
     void allocate()
     {
-        if (m_rows.empty())
+        if (m_rows == 0)
             return;
-        m_dRows = device::DeviceBuffer<int>(m_rows.size());
-        m_dFirstChunk = device::DeviceBuffer<int>(m_firstChunk.size());
         m_dChunkRow = device::DeviceBuffer<int>(m_chunkRow.size());
         m_dChunkBegin = device::DeviceBuffer<int>(m_chunkBegin.size());
+        m_dRowFirst = device::DeviceBuffer<int>(m_rowFirst.size());
+        m_dRowEnd = device::DeviceBuffer<int>(m_rowEnd.size());
         m_partial = device::DeviceBuffer<T>(m_chunkRow.size());
+        if (m_wideOnly)
+            m_arrivals = device::DeviceBuffer<unsigned int>(m_chunkRow.size());
     }
-    /// Starts the upload on `stream`; the host lists stay alive with this object.
+    /// Starts the upload on `stream`, and zeroes the arrival counts; the host lists stay alive with this object.
     void upload(cudaStream_t stream)
     {
-        if (m_rows.empty())
+        if (m_rows == 0)
             return;
-        m_dRows.uploadAsync(m_rows, stream);
-        m_dFirstChunk.uploadAsync(m_firstChunk, stream);
         m_dChunkRow.uploadAsync(m_chunkRow, stream);
         m_dChunkBegin.uploadAsync(m_chunkBegin, stream);
+        m_dRowFirst.uploadAsync(m_rowFirst, stream);
+        m_dRowEnd.uploadAsync(m_rowEnd, stream);
+        if (m_wideOnly)
+            m_arrivals.fillBytesAsync(0, stream);
     }
-    /// Writes y of the long rows.
+    /// The device lists, for a kernel that runs a wide-only set's blocks itself (longRowsBlock<T, true, true>).
+    LongRowArgs<T> args()
+    {
+        if (m_rows == 0)
+            return {};
+        return {static_cast<int>(m_narrowChunks), static_cast<int>(m_chunkRow.size() - m_narrowChunks),
+            m_dChunkRow.data(), m_dChunkBegin.data(), m_dRowFirst.data(), m_dRowEnd.data(), m_partial.data(),
+            m_arrivals.data()};
+    }
+    /// Writes y of the long rows: one launch where wide-only, else the narrow chunks' launch, the wide chunks' and the
+    /// finishing kernel.
     void run(const int* rowPtr, const int* col, const T* val, const T* x, T* y, cudaStream_t stream)
     {
-        if (m_rows.empty())
+        const LongRowArgs<T> a = args();
+        if (m_wideOnly) {
+            if (a.wideChunks > 0) {
+                longRowsKernel<T, true, true>
+                    <<<static_cast<unsigned>(a.wideChunks), LongRowPolicy::kWideThreads, 0, stream>>>(
+                        a, rowPtr, col, val, x, y);
+                KS_CUDA_CHECK_LAUNCH("longRowsKernel<wide, arrive>");
+            }
             return;
-        if (m_narrowChunks > 0) {
-            longChunkKernel<T, LongRowPolicy::kThreads, LongRowPolicy::kChunk>
-                <<<static_cast<unsigned>(m_narrowChunks), LongRowPolicy::kThreads, 0, stream>>>(
-                    m_dChunkRow.data(), m_dChunkBegin.data(), rowPtr, col, val, x, m_partial.data());
-            KS_CUDA_CHECK_LAUNCH("longChunkKernel");
         }
-        if (const std::size_t wide = m_chunkRow.size() - m_narrowChunks; wide > 0) {
-            longChunkKernel<T, LongRowPolicy::kWideThreads, LongRowPolicy::kWideChunk>
-                <<<static_cast<unsigned>(wide), LongRowPolicy::kWideThreads, 0, stream>>>(
-                    m_dChunkRow.data() + m_narrowChunks, m_dChunkBegin.data() + m_narrowChunks, rowPtr, col, val, x,
-                    m_partial.data() + m_narrowChunks);
-            KS_CUDA_CHECK_LAUNCH("longChunkKernel<wide>");
+        if (a.narrowChunks > 0) {
+            longRowsKernel<T, false, false>
+                <<<static_cast<unsigned>(a.narrowChunks), LongRowPolicy::kThreads, 0, stream>>>(
+                    a, rowPtr, col, val, x, y);
+            KS_CUDA_CHECK_LAUNCH("longRowsKernel");
         }
-        longFinishKernel<T>
-            <<<device::blocksFor(m_rows.size(), LongRowPolicy::kFinishThreads), LongRowPolicy::kFinishThreads, 0,
-                stream>>>(static_cast<int>(m_rows.size()), m_dRows.data(), m_dFirstChunk.data(), m_partial.data(), y);
-        KS_CUDA_CHECK_LAUNCH("longFinishKernel");
+        if (a.wideChunks > 0) {
+            longRowsKernel<T, true, false>
+                <<<static_cast<unsigned>(a.wideChunks), LongRowPolicy::kWideThreads, 0, stream>>>(
+                    a, rowPtr, col, val, x, y);
+            KS_CUDA_CHECK_LAUNCH("longRowsKernel<wide>");
+        }
+        if (const int chunks = a.narrowChunks + a.wideChunks; chunks > 0) {
+            longFinishKernel<T><<<device::blocksFor(chunks, LongRowPolicy::kFinishThreads),
+                LongRowPolicy::kFinishThreads, 0, stream>>>(chunks, a, y);
+            KS_CUDA_CHECK_LAUNCH("longFinishKernel");
+        }
     }
     int limit() const { return m_limit; }
-    std::size_t rows() const { return m_rows.size(); }
+    std::size_t rows() const { return m_rows; }
     /// "3 rows longer than 256 non-zeros in 229 blocks of up to 2048 (4096 for rows longer than 4096)", or empty
     /// when there are none.
     std::string note() const
     {
-        if (m_rows.empty())
+        if (m_rows == 0)
             return {};
-        const std::string wide = m_narrowChunks == m_chunkRow.size() ? ""
-                                                                     : " (" + std::to_string(LongRowPolicy::kWideChunk)
-                + " for rows longer than " + std::to_string(LongRowPolicy::kWideChunk) + ")";
-        return std::to_string(m_rows.size()) + (m_rows.size() == 1 ? " row" : " rows") + " longer than "
-            + std::to_string(m_limit) + " non-zeros in " + std::to_string(m_chunkRow.size()) + " blocks of up to "
-            + std::to_string(LongRowPolicy::kChunk) + wide;
+        const std::string narrow = std::to_string(LongRowPolicy::kChunk);
+        const std::string wide = std::to_string(LongRowPolicy::kWideChunk);
+        const std::string blocks = m_narrowChunks == m_chunkRow.size() ? narrow
+            : m_narrowChunks == 0                                      ? wide
+                                  : narrow + " (" + wide + " for rows longer than " + wide + ")";
+        return std::to_string(m_rows) + (m_rows == 1 ? " row" : " rows") + " longer than " + std::to_string(m_limit)
+            + " non-zeros in " + std::to_string(m_chunkRow.size()) + " blocks of up to " + blocks;
     }
 
 private:
     int m_limit = 0;
-    std::vector<int> m_rows;
-    std::vector<int> m_firstChunk;
+    bool m_wideOnly = false;
+    std::size_t m_rows = 0;
     std::vector<int> m_chunkRow;
     std::vector<int> m_chunkBegin;
+    std::vector<int> m_rowFirst; ///< per chunk: its row's first chunk …
+    std::vector<int> m_rowEnd; ///< … and the chunk after its row's last
     std::size_t m_narrowChunks = 0; ///< the chunks of kChunk come first in the lists, then those of kWideChunk
-    device::DeviceBuffer<int> m_dRows;
-    device::DeviceBuffer<int> m_dFirstChunk;
     device::DeviceBuffer<int> m_dChunkRow;
     device::DeviceBuffer<int> m_dChunkBegin;
+    device::DeviceBuffer<int> m_dRowFirst;
+    device::DeviceBuffer<int> m_dRowEnd;
     device::DeviceBuffer<T> m_partial;
+    device::DeviceBuffer<unsigned int> m_arrivals;
 };
 
 /// Joins a variant's own note and its long rows' note.
@@ -311,7 +420,7 @@ public:
     {
         if (this->m_rows == 0)
             return;
-        if (m_long.rows() == 0) {
+        if (m_long.rows() == 0 || runsLongRows()) {
             runRows();
             return;
         }
@@ -329,8 +438,10 @@ public:
     std::string note() const override { return m_long.note(); }
 
 protected:
-    /// Launches the variant's kernel for the rows of at most maxLength() non-zeros.
+    /// Launches the variant's kernel for the rows of at most maxLength() non-zeros (and, runsLongRows(), the rest).
     virtual void runRows() = 0;
+    /// Whether runRows() runs the long rows' blocks itself, inside its own grid (m_long.args()).
+    virtual bool runsLongRows() const { return false; }
     int maxLength() const { return m_long.limit(); }
     LongRows<T> m_long;
 
@@ -905,6 +1016,10 @@ struct RowTilePolicy : RowTileThresholds {
     static constexpr int kGroups = kItems / 4; ///< 16-byte loads of four columns (and their values) per thread
     static constexpr int kWarpRowsMax = kCapacity / (kThreadRowMax + 1) + 1; ///< rows of a tile a warp sums
     static constexpr int kRowsPerThread = kMaxRows / kThreads; ///< rows of a tile a thread walks, at most
+    /// Blocks a multiprocessor holds where the long rows' blocks share the kernel (rowTileLongKernel): the tiles
+    /// alone take 40 registers in float64, three blocks; with the long rows' code the compiler took 52, two blocks,
+    /// unless told. Four in float32 (32 registers, as the long rows' own kernel) was no faster (H200).
+    static constexpr int kLongBlocksPerSm = 3;
     static_assert(kMaxRows % kThreads == 0);
 };
 
@@ -936,11 +1051,11 @@ template <class T> __device__ __forceinline__ void storeRow(T* y, long long row,
         y[row] += sum;
 }
 
+/// Tile `tile` of pass `pass` (all the block's threads calling).
 template <class T>
-__global__ void __launch_bounds__(RowTilePolicy::kThreads)
-    rowTileKernel(int pass, int tiles, long long offsetStride, int length, const int* __restrict__ tileRows,
-        const int* __restrict__ segmentStart, const std::uint16_t* __restrict__ offsets, const int* __restrict__ col,
-        const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y)
+__device__ __forceinline__ void rowTileBlock(unsigned tile, int pass, int tiles, long long offsetStride, int length,
+    const int* __restrict__ tileRows, const int* __restrict__ segmentStart, const std::uint16_t* __restrict__ offsets,
+    const int* __restrict__ col, const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y)
 {
     using P = RowTilePolicy;
     __shared__ T products[P::kThreads * P::kItems];
@@ -948,10 +1063,10 @@ __global__ void __launch_bounds__(RowTilePolicy::kThreads)
     __shared__ int warpRowCount;
     if (threadIdx.x == 0)
         warpRowCount = 0;
-    const int r0 = tileRows[2 * blockIdx.x];
-    const int rows = tileRows[2 * blockIdx.x + 1] - r0;
-    const std::uint16_t* offset = offsets + pass * offsetStride + r0 + blockIdx.x;
-    const int n0 = segmentStart[pass * (tiles + 1) + blockIdx.x];
+    const int r0 = tileRows[2 * tile];
+    const int rows = tileRows[2 * tile + 1] - r0;
+    const std::uint16_t* offset = offsets + pass * offsetStride + r0 + tile;
+    const int n0 = segmentStart[pass * (tiles + 1) + tile];
     const int n1 = n0 + offset[rows];
     // Groups of four from the multiple of four at or below n0; a group reaching past the arrays' `length` loads
     // singly.
@@ -1053,13 +1168,41 @@ __global__ void __launch_bounds__(RowTilePolicy::kThreads)
     }
 }
 
+template <class T>
+__global__ void __launch_bounds__(RowTilePolicy::kThreads)
+    rowTileKernel(int pass, int tiles, long long offsetStride, int length, const int* __restrict__ tileRows,
+        const int* __restrict__ segmentStart, const std::uint16_t* __restrict__ offsets, const int* __restrict__ col,
+        const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y)
+{
+    rowTileBlock(blockIdx.x, pass, tiles, offsetStride, length, tileRows, segmentStart, offsets, col, val, x, y);
+}
+
+/// rowTileKernel with the long rows' blocks at the head of its grid (A's own order: rowPtr, longCol, longVal): one
+/// launch for the whole of y where x is one panel.
+template <class T>
+__global__ void __launch_bounds__(RowTilePolicy::kThreads, RowTilePolicy::kLongBlocksPerSm)
+    rowTileLongKernel(int tiles, long long offsetStride, int length, const int* __restrict__ tileRows,
+        const int* __restrict__ segmentStart, const std::uint16_t* __restrict__ offsets, const int* __restrict__ col,
+        const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y, LongRowArgs<T> longRows,
+        const int* __restrict__ rowPtr, const int* __restrict__ longCol, const T* __restrict__ longVal)
+{
+    // row_tiles' long rows are wide-only (LongRows).
+    static_assert(RowTilePolicy::kThreads == LongRowPolicy::kWideThreads);
+    const int longBlocks = longRows.wideChunks;
+    if (static_cast<int>(blockIdx.x) < longBlocks)
+        longRowsBlock<T, true, true>(static_cast<int>(blockIdx.x), longRows, rowPtr, longCol, longVal, x, y);
+    else
+        rowTileBlock(blockIdx.x - static_cast<unsigned>(longBlocks), 0, tiles, offsetStride, length, tileRows,
+            segmentStart, offsets, col, val, x, y);
+}
+
 template <class T> class RowTilesRun final : public FixedLanesRun<T> {
 public:
     /// The plan's lists are uploaded here and not kept: the run holds their device copies and the few figures
     /// run() and note() read.
     RowTilesRun(const data::SparseSystem& system, const RowTilePlan& plan, double planMs)
         : FixedLanesRun<T>(
-            system, LongRows<T>(system.matrix, RowTilePolicy::kCapacity), deviceBytes(plan, system.matrix.nnz()))
+            system, LongRows<T>(system.matrix, RowTilePolicy::kCapacity, true), deviceBytes(plan, system.matrix.nnz()))
         , m_tiles(plan.tiles())
         , m_panels(plan.panels)
         , m_panelWidth(plan.panelWidth)
@@ -1113,14 +1256,28 @@ private:
         return reordered + (plan.tileRows.size() + plan.segmentStart.size()) * sizeof(int)
             + plan.offsets.size() * sizeof(std::uint16_t);
     }
+    /// Where x is one panel, the long rows' blocks run at the head of the tiles' grid (rowTileLongKernel): no second
+    /// stream and no launch of their own (H200: the power-law rows of exponent 2.2 in float32 0.260 → 0.246 ms,
+    /// exponent 1.6 in float64 0.169 → 0.162). Beside two or three passes they keep their stream: at the head of the
+    /// first pass, exponent 2.2 in float64 took 0.331 against 0.321 ms, at the head of the last 0.325 against 0.318.
+    bool runsLongRows() const override { return m_panels == 1; }
     void runRows() override
     {
-        if (m_tiles == 0)
-            return;
+        const LongRowArgs<T> longRows = this->m_long.args();
         const int* cols = m_reordered ? m_cols.data() : this->m_colIdx.data();
         const T* vals = m_reordered ? m_vals.data() : this->m_values.data();
         const auto stride = static_cast<long long>(this->m_rows) + m_tiles;
         for (int pass = 0; pass < m_panels; ++pass) {
+            if (const int longBlocks = longRows.wideChunks; pass == 0 && longBlocks > 0 && runsLongRows()) {
+                rowTileLongKernel<T><<<longBlocks + m_tiles, RowTilePolicy::kThreads, 0, this->stream()>>>(m_tiles,
+                    stride, m_length, m_tileRows.data(), m_segmentStart.data(), m_offsets.data(), cols, vals,
+                    this->m_x.data(), this->m_y.data(), longRows, this->m_rowPtr.data(), this->m_colIdx.data(),
+                    this->m_values.data());
+                KS_CUDA_CHECK_LAUNCH("rowTileLongKernel");
+                continue;
+            }
+            if (m_tiles == 0)
+                continue;
             rowTileKernel<T><<<m_tiles, RowTilePolicy::kThreads, 0, this->stream()>>>(pass, m_tiles, stride, m_length,
                 m_tileRows.data(), m_segmentStart.data(), m_offsets.data(), cols, vals, this->m_x.data(),
                 this->m_y.data());

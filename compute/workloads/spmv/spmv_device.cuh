@@ -14,7 +14,7 @@
 namespace ks::spmv::gpu {
 
 /// Base of every spmv GPU variant: A (row pointers, columns and values in T) and x uploaded once, y poisoned with
-/// NaN so a row no kernel writes shows; fetch() returns y as doubles.
+/// NaN (at prepare and by reset()) so a row no kernel writes shows; fetch() returns y as doubles.
 template <class T> class SpmvDeviceRun : public device::CudaPreparedRun {
 public:
     using Model = data::SparseSystem;
@@ -47,6 +47,10 @@ public:
         m_y.fillBytesAsync(0xff, stream());
         KS_CUDA_CHECK(cudaStreamSynchronize(stream()));
     }
+
+    /// Poisons y again after the warm-ups, so that a timed repetition that leaves a row unwritten shows in the
+    /// result instead of a warm-up's value.
+    void reset() override { m_y.fillBytesAsync(0xff, stream()); }
 
     Result fetch() override
     {

@@ -24,7 +24,8 @@ struct AdaptiveThresholds {
 /// chunks of kWideChunk for blocks of twice the threads: on the power-law matrix of 2M rows (exponent 1.6), whose
 /// 271 rows of more than 4,096 non-zeros take most of its time, those rows took 0.187 ms in float64 and 0.124 ms in
 /// float32 in such blocks against 0.210 and 0.134 ms in blocks of 2,048 (H100, a standalone trial); rows of up to
-/// 4,096 are faster in blocks of 2,048.
+/// 4,096 are faster in blocks of 2,048. row_tiles' long rows (longer than a tile holds) all take blocks of
+/// kWideChunk, and the block that finishes a row adds its partial sums (cuda_variants.cu, LongRows).
 struct LongRowThresholds {
     static constexpr int kPerLane = 64;
     static constexpr int kChunk = 2048;
