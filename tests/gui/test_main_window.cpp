@@ -154,6 +154,10 @@ TEST_F(MainWindowTest, CancelStopsMidSweepAndKeepsWhatWasMeasured)
     wait.start();
     while (model->finishedSummaries().size() < 2 && wait.elapsed() < 60000)
         QTest::qWait(20);
+    // Cancelled once the next size has a repetition (its row appears with its first Sample): cancelled before it,
+    // as on a loaded machine, that size would rightly end with none.
+    while (model->rowCount() <= static_cast<int>(model->finishedSummaries().size()) && wait.elapsed() < 60000)
+        QTest::qWait(5);
     m_window->cancelRun();
     ASSERT_TRUE(finished.wait(60000));
     EXPECT_TRUE(finished.front().front().toBool()) << "reported as cancelled";
