@@ -330,7 +330,7 @@ void SpmvView::setProfile(Profile profile)
         lines << tr("Rows of 0–%1 non-zeros: %2 (a thread each)").arg(kBinThreadMax).arg(count(p.threadRows));
         lines << tr("Rows of %1–%2: %3 (a warp each)").arg(kBinThreadMax + 1).arg(kBinWarpMax).arg(count(p.warpRows));
         lines << tr("Rows longer than %1: %2 (the row-binning").arg(kBinWarpMax).arg(count(p.blockRows));
-        lines << tr("  variant gives them a block per %1 non-zeros)").arg(kLongChunk);
+        lines << tr("  variant gives them a block per %1 non-zeros)").arg(count(kLongChunk));
         lines << tr("Rows longer than %1: %2 (adaptive gives them")
                      .arg(kAdaptiveScalarMax)
                      .arg(count(p.adaptiveWarpRows));
