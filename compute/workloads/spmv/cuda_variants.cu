@@ -158,7 +158,7 @@ __device__ __forceinline__ void longRowsBlock(int block, const LongRowArgs<T>& a
     const int t = static_cast<int>(threadIdx.x);
     const int chunk = kWide ? args.narrowChunks + block : block;
     const int begin = args.chunkBegin[chunk];
-    const int stop = min(begin + kLength, rowPtr[args.chunkRow[chunk] + 1]);
+    const int stop = begin + min(kLength, rowPtr[args.chunkRow[chunk] + 1] - begin); // no overflow near 2^31
     int c[P::kItems];
     T v[P::kItems];
 #pragma unroll
