@@ -245,6 +245,7 @@ DecideOutcome decide(const Runner& runner, const DecideRequest& request, RunObse
             c.prepared
                 = variants[i]->prepare(request.dataset, request.params, RunContext {runOptions.device, &clock, stop});
             c.summary.transferMs = c.prepared->transferMs();
+            c.summary.variantBytes = c.prepared->bytesMoved();
             c.live = true;
             RepTimer& timer = c.prepared->timer();
             for (int w = 0; w < runOptions.warmup && !stop.stop_requested(); ++w) {

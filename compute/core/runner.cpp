@@ -133,17 +133,17 @@ void fillTiming(Summary& s, const RunningStats& stats)
 
 void fillRates(Summary& s, const Cost& cost, const std::optional<Ceilings>& ceilings)
 {
-    s.bytes = cost.bytes;
+    s.bytes = s.variantBytes.value_or(cost.bytes);
     s.flops = cost.flops;
     s.items = cost.items;
     s.itemName = cost.itemName;
     s.peakKind = roofName(cost.roof);
     s.cacheBytes = s.device.lastLevelCacheBytes;
-    s.cacheResident = fitsInCache(cost.bytes, s.cacheBytes);
+    s.cacheResident = fitsInCache(s.bytes, s.cacheBytes);
     if (s.repetitions == 0 || s.medianMs <= 0.0)
         return;
     const double seconds = s.medianMs * 1e-3;
-    s.gbPerS = cost.bytes / seconds / 1e9;
+    s.gbPerS = s.bytes / seconds / 1e9;
     s.gflopPerS = cost.flops / seconds / 1e9;
     s.itemsPerS = cost.items / seconds;
     if (ceilings) {
@@ -355,6 +355,7 @@ Summary Runner::run(const RunRequest& request, RunObserver& observer, std::stop_
         }
         auto prepared = variant.prepare(request.dataset, request.params, context);
         s.transferMs = prepared->transferMs();
+        s.variantBytes = prepared->bytesMoved();
 
         const double started = m_clock->nowSeconds();
         auto timeUp = [&] { return m_clock->nowSeconds() - started >= options.timeLimitS; };

@@ -108,7 +108,9 @@ struct Summary {
     bool noisy() const { return stopReason == StopReason::TimeLimit || stopReason == StopReason::MaxRepetitions; }
     double transferMs = 0.0;
 
-    double bytes = 0.0;
+    double bytes = 0.0; ///< the cost model's, or the variant's own (variantBytes)
+    /// PreparedRun::bytesMoved, set after prepare: where present, `bytes` (and the rates) are these.
+    std::optional<double> variantBytes;
     double gbPerS = 0.0;
     double flops = 0.0;
     double gflopPerS = 0.0;

@@ -60,6 +60,10 @@ public:
     virtual Facts facts() { return {}; }
     /// Anything worth recording in the result row (library algorithm chosen, conversion time).
     virtual std::string note() const { return {}; }
+    /// The bytes a repetition moves, for a variant that stores its operands otherwise than the workload's cost model
+    /// counts them (spmv's dia reads no column indices): the run's bytes, GB/s and % of peak are then these. None by
+    /// default: the cost model's.
+    virtual std::optional<double> bytesMoved() const { return std::nullopt; }
 };
 
 /// A variant's prepare function: a register.cpp declares each of its variants' factories with it

@@ -23,6 +23,8 @@ constexpr std::uint64_t kBinThreadMax = spmv::RowBinningThresholds::kShortMax;
 constexpr std::uint64_t kBinWarpMax = spmv::RowBinningThresholds::kMediumMax;
 constexpr std::uint64_t kAdaptiveScalarMax = spmv::AdaptiveThresholds::kScalarMax;
 constexpr double kEllMaxPadding = spmv::EllThresholds::kMaxPadding;
+constexpr int kDiaMaxDiagonals = spmv::DiaThresholds::kMaxDiagonals;
+constexpr double kDiaMaxFill = spmv::DiaThresholds::kMaxFill;
 constexpr int kLongChunk = spmv::LongRowThresholds::kChunk;
 constexpr int kWideChunk = spmv::LongRowThresholds::kWideChunk;
 constexpr std::uint64_t kTileCapacity = spmv::RowTileThresholds::kCapacity;
@@ -65,6 +67,11 @@ double SpmvView::Profile::ellSlotsPerNonZero() const
     return nnz == 0 ? 0.0 : static_cast<double>(longest) * static_cast<double>(rows) / static_cast<double>(nnz);
 }
 
+double SpmvView::Profile::diaSlotsPerNonZero() const
+{
+    return nnz == 0 ? 0.0 : static_cast<double>(diagonals) * static_cast<double>(rows) / static_cast<double>(nnz);
+}
+
 double SpmvView::Profile::density() const
 {
     const double cells = static_cast<double>(rows) * static_cast<double>(cols);
@@ -85,7 +92,7 @@ SpmvView::Profile SpmvView::profileOf(const data::CsrMatrix& matrix, const std::
     std::uint64_t warpLongest = 0;
     std::uint64_t tileLongRows = 0;
     bool complete = true;
-    const spmv::RowStats stats = spmv::rowStats(
+    spmv::RowStats stats = spmv::rowStats(
         matrix,
         [&](std::uint64_t row, std::uint64_t length) {
             if (cancel && (row & 0xffff) == 0 && cancel->load(std::memory_order_relaxed))
@@ -109,6 +116,10 @@ SpmvView::Profile SpmvView::profileOf(const data::CsrMatrix& matrix, const std::
         return p;
     }
     laneSlots += warpRows * warpLongest;
+    // The diagonals too, as the auto variant counts them: a pass over the columns for a banded matrix, a few rows
+    // for a scattered one.
+    stats.diagonals = spmv::diagonalOffsets(matrix, kDiaMaxDiagonals).size();
+    p.diagonals = stats.diagonals;
     const std::uint64_t rows = stats.rows;
     const std::uint64_t longest = stats.longest;
     p.rows = rows;
@@ -327,6 +338,15 @@ void SpmvView::setProfile(Profile profile)
         lines << tr("ELL would store %1 slots per non-zero").arg(number(padding));
         if (padding > kEllMaxPadding)
             lines << tr("  (over %1: the ell variant skips this matrix)").arg(number(kEllMaxPadding));
+        if (p.diagonals > static_cast<std::uint64_t>(kDiaMaxDiagonals)) {
+            lines << tr("Non-zeros on more than %1 diagonals (dia skips it)").arg(kDiaMaxDiagonals);
+        } else {
+            const double fill = p.diaSlotsPerNonZero();
+            lines << tr("DIA would store %1 slots per non-zero").arg(number(fill));
+            lines << (fill > kDiaMaxFill
+                    ? tr("  (%1 diagonals; over %2: dia skips it)").arg(count(p.diagonals), number(kDiaMaxFill))
+                    : tr("  (%1 diagonals, no column indices)").arg(count(p.diagonals)));
+        }
         lines << tr("Rows of 0–%1 non-zeros: %2 (a thread each)").arg(kBinThreadMax).arg(count(p.threadRows));
         lines << tr("Rows of %1–%2: %3 (a warp each)").arg(kBinThreadMax + 1).arg(kBinWarpMax).arg(count(p.warpRows));
         lines << tr("Rows longer than %1: %2 (the row-binning").arg(kBinWarpMax).arg(count(p.blockRows));

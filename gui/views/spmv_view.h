@@ -70,6 +70,8 @@ public:
         double warpBalance = 0.0;
         /// Mean over the non-empty rows of (last column − first column + 1) / cols.
         double meanSpan = 0.0;
+        /// Diagonals (col − row) holding the non-zeros, counted up to spmv::DiaThresholds::kMaxDiagonals + 1.
+        std::uint64_t diagonals = 0;
         /// What the spmv `auto` variant runs on this matrix and why (spmv::chooseKernel).
         std::string autoVariant;
         std::string autoReason;
@@ -77,6 +79,8 @@ public:
 
         /// Stored slots per non-zero if every row were padded to the longest (ELL); 0 without non-zeros.
         double ellSlotsPerNonZero() const;
+        /// Stored slots per non-zero if every diagonal were stored whole (DIA); 0 without non-zeros.
+        double diaSlotsPerNonZero() const;
         /// nnz / (rows × cols).
         double density() const;
     };

@@ -44,6 +44,7 @@ struct Script {
     bool writesOnlyOnce = false;
     int fixedRepetitions = 0; ///< Workload::fixedRepetitions (cnn's steps); 0 for none
     int failPrepareNumber = -1; ///< the prepare of "scripted" (0-based, counted by the workload) that throws
+    std::optional<double> bytesMoved = std::nullopt; ///< PreparedRun::bytesMoved of "scripted"
 };
 
 /// Sums a vector of doubles; the reference sums exactly, "scripted" follows the Script.
@@ -74,6 +75,7 @@ public:
     Result fetch() override { return Result {"sum", {"sum"}, {m_sum}, {}, {}, {}, {}}; }
     RepTimer& timer() override { return m_timer; }
     std::optional<double> metric() override { return static_cast<double>(m_calls); }
+    std::optional<double> bytesMoved() const override { return m_script.bytesMoved; }
     int calls() const { return m_calls; }
 
 private:

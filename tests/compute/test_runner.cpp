@@ -212,6 +212,26 @@ TEST(Runner, SummaryStatisticsAndRates)
     EXPECT_FALSE(s.timestamp.empty());
 }
 
+TEST(Runner, AVariantsOwnBytesReplaceTheCostModelsInTheRates)
+{
+    // spmv's dia reads no column indices: its bytes are what it stores, not the CSR arrays the cost model counts.
+    Script script {{0.002}};
+    script.bytesMoved = 48.0;
+    Fixture f(script);
+    RunOptions o = quickOptions();
+    o.warmup = 0;
+    o.maxRepetitions = 5;
+    Recorder recorder;
+    const Summary s = f.run("scripted", o, recorder);
+    EXPECT_DOUBLE_EQ(s.bytes, 48.0);
+    EXPECT_NEAR(s.gbPerS, 48.0 / 2e-3 / 1e9, 1e-12);
+    EXPECT_NEAR(s.pctOfPeak, 100.0 * s.gbPerS / 100.0, 1e-12);
+    EXPECT_NEAR(s.itemsPerS, 10.0 / 2e-3, 1e-4); // the work done is the workload's still
+    // The reference keeps the cost model's.
+    const Summary reference = f.run("reference", o, recorder);
+    EXPECT_DOUBLE_EQ(reference.bytes, 80.0);
+}
+
 TEST(Runner, CancellationKeepsWhatWasMeasured)
 {
     Fixture f(Script {{0.001}});

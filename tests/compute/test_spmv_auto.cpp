@@ -36,6 +36,28 @@ TEST(SpmvAuto, RowStatisticsOfASmallMatrix)
     // Spans 2, 1 and 4 columns of 4 over the three non-empty rows.
     EXPECT_DOUBLE_EQ(s.meanSpan, (2.0 + 1.0 + 4.0) / 3.0 / 4.0);
     EXPECT_DOUBLE_EQ(s.ellPadding(), 4.0 * 4.0 / 7.0);
+    // Offsets col − row: row 0 has 0, 1; row 2 has 0; row 3 has −3, −2, −1, 0: five diagonals, 5 × 4 slots for 7.
+    EXPECT_EQ(s.diagonals, 5u);
+    EXPECT_DOUBLE_EQ(s.diaFill(), 5.0 * 4.0 / 7.0);
+}
+
+TEST(SpmvAuto, DiagonalOffsetsAscendAndStopPastTheLimit)
+{
+    EXPECT_EQ(spmv::diagonalOffsets(handMatrix(), 10), (std::vector<std::int64_t> {-3, -2, -1, 0, 1}));
+    // More than the limit: the first limit + 1 found, in order (rows 0 and 2 give 0 and 1, row 3 then −3).
+    EXPECT_EQ(spmv::diagonalOffsets(handMatrix(), 2), (std::vector<std::int64_t> {-3, 0, 1}));
+    // A tridiagonal matrix of 6 rows: three diagonals whatever its size.
+    data::CsrMatrix t;
+    t.rows = 6;
+    t.cols = 6;
+    t.rowPtr = {0};
+    for (std::int32_t row = 0; row < 6; ++row) {
+        for (std::int32_t col = std::max(0, row - 1); col <= std::min(5, row + 1); ++col)
+            t.colIdx.push_back(col);
+        t.rowPtr.push_back(static_cast<std::int64_t>(t.colIdx.size()));
+    }
+    t.values.assign(t.colIdx.size(), 1.0);
+    EXPECT_EQ(spmv::diagonalOffsets(t, spmv::DiaThresholds::kMaxDiagonals), (std::vector<std::int64_t> {-1, 0, 1}));
 }
 
 TEST(SpmvAuto, AnEmptyMatrixHasZeroStatisticsAndStillAChoice)
@@ -68,8 +90,19 @@ TEST(SpmvAuto, EachClassGetsItsKernelAndTheReasonNamesTheFigures)
     const auto skewed = spmv::chooseKernel(stats(4'000'000, 8, 456'099));
     EXPECT_EQ(skewed.variant, "row_tiles");
     EXPECT_NE(skewed.reason.find("456099"), std::string::npos) << skewed.reason;
-    // A 2-D Laplacian: five per row, padding under 1.1.
+    // A 2-D Laplacian: five per row, padding under 1.1; its diagonals not counted, ell.
     EXPECT_EQ(spmv::chooseKernel(stats(16'000'000, 4.9995, 5)).variant, "ell");
+    // The same on its five diagonals: dia, and the reason gives the count.
+    spmv::RowStats laplacian = stats(16'000'000, 4.9995, 5);
+    laplacian.diagonals = 5;
+    const auto stencil = spmv::chooseKernel(laplacian);
+    EXPECT_EQ(stencil.variant, "dia");
+    EXPECT_NE(stencil.reason.find("5 diagonals"), std::string::npos) << stencil.reason;
+    // Too many diagonals (the count stops at the limit + 1), or diagonals too empty: ell again.
+    laplacian.diagonals = spmv::DiaThresholds::kMaxDiagonals + 1;
+    EXPECT_EQ(spmv::chooseKernel(laplacian).variant, "ell");
+    laplacian.diagonals = 7;
+    EXPECT_EQ(spmv::chooseKernel(laplacian).variant, "ell");
     // A banded matrix of 61 per row.
     EXPECT_EQ(spmv::chooseKernel(stats(2'000'000, 61, 61)).variant, "ell");
     // Regular, but too few rows to keep a thread per row busy: the seed's 50,000 rows of about 50.
@@ -98,8 +131,9 @@ TEST(SpmvAuto, GeneratedMatricesOfEachPatternGetTheChoiceTheirClassExpects)
     };
     EXPECT_EQ(
         choiceFor({{"pattern", "powerlaw"}, {"rows", "200000"}, {"per_row", "8"}, {"exponent", "1.6"}}), "row_tiles");
-    EXPECT_EQ(choiceFor({{"pattern", "laplacian2d"}, {"rows", "1000000"}}), "ell");
-    EXPECT_EQ(choiceFor({{"pattern", "banded"}, {"rows", "600000"}, {"bandwidth", "30"}}), "ell");
+    EXPECT_EQ(choiceFor({{"pattern", "laplacian2d"}, {"rows", "1000000"}}), "dia");
+    EXPECT_EQ(choiceFor({{"pattern", "laplacian3d"}, {"rows", "1000000"}}), "dia");
+    EXPECT_EQ(choiceFor({{"pattern", "banded"}, {"rows", "600000"}, {"bandwidth", "30"}}), "dia");
     EXPECT_EQ(choiceFor({{"pattern", "uniform"}, {"rows", "1000000"}, {"per_row", "3"}}), "row_tiles");
     EXPECT_EQ(choiceFor({{"pattern", "uniform"}, {"rows", "600000"}, {"per_row", "16"}}), "row_tiles");
     EXPECT_EQ(choiceFor({{"pattern", "uniform"}, {"rows", "2000"}, {"per_row", "1000"}}), "row_binning");

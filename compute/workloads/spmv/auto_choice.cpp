@@ -14,11 +14,39 @@ double RowStats::ellPadding() const
     return nnz == 0 ? 1.0 : static_cast<double>(longest) * static_cast<double>(rows) / static_cast<double>(nnz);
 }
 
+double RowStats::diaFill() const
+{
+    return nnz == 0 ? 1.0 : static_cast<double>(diagonals) * static_cast<double>(rows) / static_cast<double>(nnz);
+}
+
+std::vector<std::int64_t> diagonalOffsets(const data::CsrMatrix& a, std::size_t limit)
+{
+    std::vector<std::int64_t> found;
+    const std::uint64_t rows = a.rowPtr.empty() ? 0 : std::min<std::uint64_t>(a.rows, a.rowPtr.size() - 1);
+    for (std::uint64_t row = 0; row < rows; ++row) {
+        std::size_t at = 0;
+        const auto end = std::min<std::uint64_t>(static_cast<std::uint64_t>(a.rowPtr[row + 1]), a.colIdx.size());
+        for (auto k = static_cast<std::uint64_t>(a.rowPtr[row]); k < end; ++k) {
+            const std::int64_t offset = static_cast<std::int64_t>(a.colIdx[k]) - static_cast<std::int64_t>(row);
+            while (at < found.size() && found[at] < offset)
+                ++at;
+            if (at == found.size() || found[at] != offset) {
+                found.insert(found.begin() + static_cast<std::ptrdiff_t>(at), offset);
+                if (found.size() > limit)
+                    return found;
+            }
+        }
+    }
+    return found;
+}
+
 RowStats rowStats(const data::CsrMatrix& a)
 {
     bool complete = true;
-    return rowStats(
+    RowStats s = rowStats(
         a, [](std::uint64_t, std::uint64_t) { return true; }, complete);
+    s.diagonals = diagonalOffsets(a, DiaThresholds::kMaxDiagonals).size();
+    return s;
 }
 
 AutoChoice chooseKernel(const RowStats& s)
@@ -32,6 +60,13 @@ AutoChoice chooseKernel(const RowStats& s)
             "non-zeros in blocks",
             longest, longest / std::max(s.mean, 1e-300), s.mean, RowTileThresholds::kCapacity);
         return {"row_tiles", reason};
+    }
+    if (s.nnz > 0 && s.diagonals > 0 && s.diagonals <= static_cast<std::uint64_t>(DiaThresholds::kMaxDiagonals)
+        && s.diaFill() <= A::kDiaMaxFill && static_cast<double>(s.rows) >= A::kEllMinRows) {
+        std::snprintf(reason, sizeof reason,
+            "non-zeros on %llu diagonals: %.2f DIA slots per non-zero, no column indices to read; %.3g million rows",
+            static_cast<unsigned long long>(s.diagonals), s.diaFill(), static_cast<double>(s.rows) / 1e6);
+        return {"dia", reason};
     }
     const double padding = s.ellPadding();
     const bool ellShape = s.nnz > 0 && padding <= EllThresholds::kMaxPadding

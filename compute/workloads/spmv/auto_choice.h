@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ks::spmv {
 
@@ -22,10 +23,20 @@ struct RowStats {
     std::uint64_t longest = 0;
     std::uint64_t emptyRows = 0;
     double meanSpan = 0.0; ///< mean over non-empty rows of (last column − first column + 1) / cols
+    /// Diagonals (distinct col − row) holding the non-zeros, counted up to DiaThresholds::kMaxDiagonals + 1 (that
+    /// value: more); 0 when not counted (rowStats with a visitor does not count them).
+    std::uint64_t diagonals = 0;
 
     /// Slots per non-zero if every row were padded to the longest (ELL).
     double ellPadding() const;
+    /// Slots per non-zero if every diagonal were stored whole (DIA; needs `diagonals`).
+    double diaFill() const;
 };
+
+/// The distinct diagonals (col − row) of the non-zeros of `a`, ascending; when there are more than `limit`, the
+/// first limit + 1 found (the caller tests size() > limit). Columns ascend within a row, so each row is one merge
+/// with the list so far: a banded matrix costs a pass over its columns, a scattered one ends after a few rows.
+std::vector<std::int64_t> diagonalOffsets(const data::CsrMatrix& a, std::size_t limit);
 
 /// One pass over the row pointers and each row's first and last column; visit(row, length) is called for every row
 /// in order, and the pass ends early, `complete` false, when it returns false. Rows beyond the row pointers (a
@@ -72,7 +83,7 @@ template <class Visit> RowStats rowStats(const data::CsrMatrix& a, Visit&& visit
     return s;
 }
 
-/// The whole pass, without a visitor.
+/// The whole pass, without a visitor, and the diagonals counted (diagonalOffsets).
 RowStats rowStats(const data::CsrMatrix& matrix);
 
 /// The variant `auto` runs and why, in a phrase that names the statistics it went by.

@@ -804,6 +804,113 @@ private:
 };
 
 // ---------------------------------------------------------------------------------------------------------------
+// dia: the non-zeros stored by diagonal (offset = col − row), each diagonal a whole run of `rows` values, zeros
+// where it has no entry, and no column indices (the DIA format; Bell & Garland, "Efficient sparse matrix-vector
+// multiplication on CUDA", NVIDIA NVR-2008-004). A thread per row reads slot d·rows + row of each diagonal and
+// x[row + offset]: both runs coalesce, and of A only the values move. Converted once at prepare; skipped where the
+// diagonals are too many or the zeros too much (DiaThresholds), and where x holds a value that is not finite,
+// which a stored zero would turn into NaN where the row has no entry.
+
+struct DiaPolicy : DiaThresholds {
+    static constexpr int kThreads = 256;
+    static constexpr int kBatch = 8; ///< diagonals whose loads a thread issues together
+};
+
+template <class T>
+__global__ void __launch_bounds__(DiaPolicy::kThreads) diaKernel(long long rows, long long cols, int diagonals,
+    const long long* __restrict__ offsets, const T* __restrict__ vals, const T* __restrict__ x, T* __restrict__ y)
+{
+    __shared__ long long offset[DiaPolicy::kMaxDiagonals];
+    for (int d = threadIdx.x; d < diagonals; d += blockDim.x)
+        offset[d] = offsets[d];
+    __syncthreads();
+    const long long row = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (row >= rows)
+        return;
+    // The diagonals in ascending order of column, as CSR sums a row; kBatch at a time, their loads issued together.
+    constexpr int kBatch = DiaPolicy::kBatch;
+    T sum = 0;
+    for (int d0 = 0; d0 < diagonals; d0 += kBatch) {
+        T v[kBatch];
+        T xv[kBatch];
+#pragma unroll
+        for (int i = 0; i < kBatch; ++i) {
+            const int d = d0 + i;
+            const long long column = d < diagonals ? row + offset[d] : -1;
+            const bool inside = column >= 0 && column < cols;
+            v[i] = inside ? loadOnce(vals + static_cast<std::size_t>(d) * static_cast<std::size_t>(rows) + row) : T(0);
+            xv[i] = inside ? x[column] : T(0);
+        }
+#pragma unroll
+        for (int i = 0; i < kBatch; ++i)
+            sum += v[i] * xv[i];
+    }
+    y[row] = sum;
+}
+
+template <class T> class DiaRun final : public SpmvDeviceRun<T> {
+public:
+    DiaRun(const data::SparseSystem& system, const std::vector<std::int64_t>& offsets)
+        : SpmvDeviceRun<T>(system, offsets.size() * (system.matrix.rows * sizeof(T) + sizeof(long long)))
+        , m_diagonals(static_cast<int>(offsets.size()))
+    {
+        const auto start = std::chrono::steady_clock::now();
+        const auto& a = system.matrix;
+        const HostOperands<T> in(system);
+        std::vector<T> vals(offsets.size() * a.rows, T(0));
+        for (std::uint64_t row = 0; row < a.rows; ++row) {
+            std::size_t d = 0; // columns ascend within a row, and so do the offsets
+            for (auto k = a.rowPtr[row]; k < a.rowPtr[row + 1]; ++k) {
+                const std::int64_t offset
+                    = static_cast<std::int64_t>(a.colIdx[static_cast<std::size_t>(k)]) - static_cast<std::int64_t>(row);
+                while (offsets[d] < offset)
+                    ++d;
+                vals[d * a.rows + row] = in.values()[static_cast<std::size_t>(k)];
+            }
+        }
+        m_conversionMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        m_fill = a.nnz() == 0 ? 1.0 : static_cast<double>(vals.size()) / static_cast<double>(a.nnz());
+        const std::vector<long long> offsets64(offsets.begin(), offsets.end());
+        m_offsets = device::DeviceBuffer<long long>(offsets64.size());
+        m_vals = device::DeviceBuffer<T>(vals.size());
+        this->timedUpload([&] {
+            m_offsets.uploadAsync(offsets64, this->stream());
+            m_vals.uploadAsync(vals, this->stream());
+        });
+    }
+    void run() override
+    {
+        if (this->m_rows == 0)
+            return;
+        diaKernel<T><<<device::blocksFor(this->m_rows, DiaPolicy::kThreads), DiaPolicy::kThreads, 0, this->stream()>>>(
+            this->m_rows, this->m_cols, m_diagonals, m_offsets.data(), m_vals.data(), this->m_x.data(),
+            this->m_y.data());
+        KS_CUDA_CHECK_LAUNCH("diaKernel");
+    }
+    std::string note() const override
+    {
+        char text[160];
+        std::snprintf(text, sizeof text,
+            "DIA: %d diagonals (%.2f slots per non-zero; bytes as it stores A); conversion %.1f ms at prepare",
+            m_diagonals, m_fill, m_conversionMs);
+        return text;
+    }
+    /// The diagonals' values and offsets, x and y: no column indices or row pointers, the cost model's CSR arrays.
+    std::optional<double> bytesMoved() const override
+    {
+        return static_cast<double>(m_vals.size() * sizeof(T) + m_offsets.size() * sizeof(long long)
+            + (static_cast<std::size_t>(this->m_rows) + static_cast<std::size_t>(this->m_cols)) * sizeof(T));
+    }
+
+private:
+    int m_diagonals;
+    double m_fill = 1.0;
+    double m_conversionMs = 0.0;
+    device::DeviceBuffer<long long> m_offsets;
+    device::DeviceBuffer<T> m_vals;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
 // merge_path: the rows' ends and the non-zeros are two sorted lists, and every thread takes an equal share of
 // their merge — kItems steps, each either one product or one finished row — so one enormous row or a run of
 // empty rows costs no more than its share (Merrill & Garland, "Merge-based parallel sparse matrix-vector
@@ -1319,6 +1426,7 @@ public:
     std::optional<std::uint64_t> stateDigest() override { return m_chosen->stateDigest(); }
     Facts facts() override { return m_chosen->facts(); }
     std::string note() const override { return joinNotes(m_choice, m_chosen->note()); }
+    std::optional<double> bytesMoved() const override { return m_chosen->bytesMoved(); }
 
 private:
     std::unique_ptr<PreparedRun> m_chosen;
@@ -1365,6 +1473,29 @@ std::unique_ptr<PreparedRun> prepareEll(const data::Dataset& d, const ParamSet& 
     return makeRun<gpu::EllRun>(d, p, width);
 }
 
+std::unique_ptr<PreparedRun> prepareDia(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    const auto& system = d.as<data::SparseSystem>();
+    const auto& a = system.matrix;
+    const std::vector<std::int64_t> offsets = diagonalOffsets(a, gpu::DiaPolicy::kMaxDiagonals);
+    if (offsets.size() > static_cast<std::size_t>(gpu::DiaPolicy::kMaxDiagonals))
+        throw SkipRun("scattered non-zeros: they lie on more than " + std::to_string(gpu::DiaPolicy::kMaxDiagonals)
+            + " diagonals (col − row)");
+    const double slots = static_cast<double>(offsets.size()) * static_cast<double>(a.rows);
+    if (a.nnz() > 0 && slots > gpu::DiaPolicy::kMaxFill * static_cast<double>(a.nnz())) {
+        char text[200];
+        std::snprintf(text, sizeof text,
+            "sparse diagonals: DIA would store %.0f slots (%zu diagonals × %llu rows) for %llu non-zeros, more than "
+            "%g per non-zero",
+            slots, offsets.size(), static_cast<unsigned long long>(a.rows), static_cast<unsigned long long>(a.nnz()),
+            gpu::DiaPolicy::kMaxFill);
+        throw SkipRun(text);
+    }
+    if (!std::all_of(system.x.begin(), system.x.end(), [](double v) { return std::isfinite(v); }))
+        throw SkipRun("x holds a value that is not finite: a stored zero would make it NaN where a row has no entry");
+    return makeRun<gpu::DiaRun>(d, p, offsets);
+}
+
 std::unique_ptr<PreparedRun> prepareSubwarp(const data::Dataset& d, const ParamSet& p, const RunContext&)
 {
     return makeRun<gpu::SubwarpRun>(d, p, gpu::subwarpWidth(meanRowLength(d.as<data::SparseSystem>().matrix)));
@@ -1401,6 +1532,8 @@ std::unique_ptr<PreparedRun> prepareAuto(const data::Dataset& d, const ParamSet&
         chosen = prepareMergePath(d, p, c);
     else if (choice.variant == "ell")
         chosen = prepareEll(d, p, c);
+    else if (choice.variant == "dia")
+        chosen = prepareDia(d, p, c);
     else if (choice.variant == "row_binning")
         chosen = prepareRowBinning(d, p, c);
     else

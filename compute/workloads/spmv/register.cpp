@@ -21,6 +21,7 @@ PrepareSignature prepareVector;
 PrepareSignature prepareAdaptive;
 PrepareSignature prepareRowBinning;
 PrepareSignature prepareEll;
+PrepareSignature prepareDia;
 PrepareSignature prepareSubwarp;
 PrepareSignature prepareMergePath;
 PrepareSignature prepareRowTiles;
@@ -104,6 +105,11 @@ public:
                 "rows padded to the longest and stored column-major at prepare, a thread per row, coalesced; "
                 "for regular matrices",
                 Backend::Cuda, KS_GPU_PREPARE(prepareEll)),
+            gpuVariant("dia", "DIA (diagonal storage)",
+                "the non-zeros stored by diagonal (col − row) at prepare, zeros where a diagonal has no entry, no "
+                "column indices; a thread per row; for banded matrices and stencils (skipped past 128 diagonals or "
+                "3 slots per non-zero)",
+                Backend::Cuda, KS_GPU_PREPARE(prepareDia)),
             gpuVariant("subwarp", "Sub-warp rows",
                 "2–32 lanes per row, the width chosen from the mean row length (about two non-zeros a lane); rows of "
                 "more than 64 non-zeros a lane go to a block per 2,048 of them (4,096 past 4,096)",
@@ -120,8 +126,8 @@ public:
                 Backend::Cuda, KS_GPU_PREPARE(prepareRowTiles)),
             gpuVariant("auto", "Automatic choice",
                 "the kernel for the matrix chosen at prepare from its row statistics (longest row against the mean, "
-                "ELL padding, column span, rows, mean length): row_tiles, ell or row_binning; the note says which "
-                "and why",
+                "diagonals, ELL padding, column span, rows, mean length): row_tiles, dia, ell or row_binning; the note "
+                "says which and why",
                 Backend::Cuda, KS_GPU_PREPARE(prepareAuto)),
             cusparse,
             cusparseAlg2,

@@ -37,6 +37,13 @@ struct EllThresholds {
     static constexpr double kMaxPadding = 3.0;
 };
 
+/// dia: skipped when the non-zeros lie on more than kMaxDiagonals diagonals (col − row), or when storing each
+/// diagonal whole, zeros where it has no entry, would take more than kMaxFill slots per non-zero.
+struct DiaThresholds {
+    static constexpr int kMaxDiagonals = 128;
+    static constexpr double kMaxFill = 3.0;
+};
+
 /// row_tiles: tiles of consecutive rows with at most kCapacity non-zeros in each column panel (a block of
 /// kThreads threads stages kItems each with 16-byte loads, less three for the first load's alignment) and at most
 /// kMaxRows rows; a row of up to kThreadRowMax non-zeros is summed by one thread, a longer one by a warp, and a row
@@ -62,20 +69,25 @@ struct RowTileThresholds {
 };
 
 /// auto (auto_choice.cpp), in this order: a matrix whose longest row exceeds kSkewedLongest non-zeros and
-/// kSkewedRatio × the mean goes to row_tiles (power-law rows; their long rows take blocks); one ell accepts, with at
-/// least kEllMinRows rows (fewer leave the GPU's threads idle while each walks its row), at most kEllMaxMean per row
+/// kSkewedRatio × the mean goes to row_tiles (power-law rows; their long rows take blocks); one whose non-zeros lie
+/// on at most DiaThresholds::kMaxDiagonals diagonals, stored with at most kDiaMaxFill slots per non-zero, with at
+/// least kEllMinRows rows, to dia (banded matrices, stencils: no column indices to read at all); one ell accepts, with
+/// at least kEllMinRows rows (fewer leave the GPU's threads idle while each walks its row), at most kEllMaxMean per row
 /// and rows spanning at most kEllMaxSpan of the columns on average (banded matrices, stencils: neighbouring threads'
 /// gathers share lines), to ell; rows of kLongMean or more on average to row_binning, whose long rows take a block
 /// per LongRowThresholds::kChunk non-zeros; the rest to row_tiles. Measured on an H100
 /// (docs/benchmarks/spmv/round2.md): row_tiles beat ell on 4M random rows of 16 (0.64 against 0.85 ms in float64),
 /// sub-warps on short rows (0.47 against 0.66 ms, 8M rows of 3) and merge_path on power-law rows (0.41 against
-/// 0.53 ms, exponent 2.2); ell stays ahead on the Laplacians and the banded matrix.
+/// 0.53 ms, exponent 2.2); ell stayed ahead on the Laplacians and the banded matrix until dia, which on an H200
+/// (2026-11-30, float32) took 0.135 against ell's 0.250 ms on the banded matrix of 61 diagonals, 0.149 against 0.211
+/// on the 2-D Laplacian of 16M rows and 0.044 against 0.073 on the 3-D one of 4M.
 struct AutoThresholds {
     static constexpr double kSkewedLongest = 2048;
     static constexpr double kSkewedRatio = 32.0;
     static constexpr double kEllMinRows = 500'000;
     static constexpr double kEllMaxMean = 64.0;
     static constexpr double kEllMaxSpan = 0.05;
+    static constexpr double kDiaMaxFill = 1.25;
     static constexpr double kLongMean = 512.0;
 };
 

@@ -17,7 +17,7 @@ matrices=(
     "short2_16m:pattern=uniform,rows=16000000,per_row=2"
     "laplacian3d_160:pattern=laplacian3d,rows=4096000"
 )
-variants=scalar,vector,adaptive,row_binning,ell,subwarp,merge_path,row_tiles,auto,cusparse,cusparse_alg2
+variants=${VARIANTS:-scalar,vector,adaptive,row_binning,ell,dia,subwarp,merge_path,row_tiles,auto,cusparse,cusparse_alg2}
 for entry in "${matrices[@]}"; do
     name=${entry%%:*}
     generator=${entry#*:}
