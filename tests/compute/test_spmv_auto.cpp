@@ -1,11 +1,14 @@
 // The spmv `auto` variant's decision: row statistics of small matrices checked by hand, and the choice for each
 // matrix class the thresholds (spmv_policy.h) separate, on generated matrices as the variant sees them.
+#include "compute/core/errors.h"
 #include "compute/core/registry.h"
+#include "compute/core/runner.h"
 #include "compute/workloads/spmv/auto_choice.h"
 #include "compute/workloads/spmv/spmv_policy.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
+#include <limits>
 #include <map>
 
 namespace ks {
@@ -120,6 +123,93 @@ TEST(SpmvAuto, EachClassGetsItsKernelAndTheReasonNamesTheFigures)
     const auto dense = spmv::chooseKernel(stats(20'000, 2000, 2100));
     EXPECT_EQ(dense.variant, "row_binning");
     EXPECT_NE(dense.reason.find("long rows"), std::string::npos) << dense.reason;
+}
+
+/// A matrix of `rows` × `cols` whose non-zeros lie on the diagonals `offsets` (col − row), every `hole`-th entry of
+/// each left out (a stencil's boundary gaps), values and x small integers.
+data::SparseSystem bands(std::uint64_t rows, std::uint64_t cols, const std::vector<std::int64_t>& offsets, int hole)
+{
+    data::SparseSystem system;
+    data::CsrMatrix& a = system.matrix;
+    a.rows = rows;
+    a.cols = cols;
+    a.rowPtr.push_back(0);
+    int entry = 0;
+    for (std::uint64_t r = 0; r < rows; ++r) {
+        for (const std::int64_t offset : offsets) { // ascending, so the columns are
+            const std::int64_t c = static_cast<std::int64_t>(r) + offset;
+            if (c < 0 || c >= static_cast<std::int64_t>(cols) || ++entry % hole == 0)
+                continue;
+            a.colIdx.push_back(static_cast<std::int32_t>(c));
+            a.values.push_back(static_cast<double>(entry % 7 - 3));
+        }
+        a.rowPtr.push_back(static_cast<std::int64_t>(a.colIdx.size()));
+    }
+    system.x.resize(cols);
+    for (std::uint64_t c = 0; c < cols; ++c)
+        system.x[c] = static_cast<double>(static_cast<int>(c % 9) - 4) * 0.5;
+    return system;
+}
+
+/// The variant's prepared run on `d`, run twice.
+std::unique_ptr<PreparedRun> prepareAndRun(
+    const Workload& spmv, const std::string& id, const data::Dataset& d, const ParamSet& params)
+{
+    RunContext context {0, &steadyClock()};
+    auto run = spmv.findVariant(id)->prepare(d, params, context);
+    for (int r = 0; r < 2; ++r) {
+        run->timer().start();
+        run->run();
+        run->timer().stop();
+        run->timer().elapsedMs();
+    }
+    return run;
+}
+
+// On a GPU: dia on wide and tall band matrices with gaps (diagonals that leave the matrix on either side), against
+// the reference; its bytes are the slots inside the matrix, offsets, x and y, no more than the CSR arrays.
+TEST(SpmvDiaGpu, WideAndTallBandsMatchTheReference)
+{
+    const Workload& spmv = *defaultRegistry().find("spmv");
+    if (const auto why = unavailableReason(*spmv.findVariant("dia")); !why.empty())
+        GTEST_SKIP() << why;
+    for (const auto& [rows, cols] : {std::pair<std::uint64_t, std::uint64_t> {2000, 1500}, {1500, 2000}, {1, 40}}) {
+        const data::Dataset d
+            = data::makeSparseDataset(bands(rows, cols, {-700, -7, -1, 0, 3, 40, 1700}, 11), "bands", "test");
+        for (const char* precision : {"f64", "f32"}) {
+            const ParamSet params = ParamSet::parse(spmv.parameters(), {{"precision", precision}});
+            const Result reference = prepareAndRun(spmv, "reference", d, params)->fetch();
+            auto dia = prepareAndRun(spmv, "dia", d, params);
+            const Delta delta = spmv.compare(dia->fetch(), reference, d, params);
+            EXPECT_LE(delta.value, delta.tolerance) << rows << " × " << cols << ", " << precision;
+            ASSERT_TRUE(dia->bytesMoved().has_value());
+            EXPECT_LE(*dia->bytesMoved(), spmv.cost(d, params).bytes) << rows << " × " << cols << ", " << precision;
+        }
+    }
+}
+
+// On a GPU: a value of x that is not finite (or not finite in float32) makes dia skip, and auto, which chose dia
+// from the matrix, runs what it would have chosen without it and says so.
+TEST(SpmvDiaGpu, AnXThatIsNotFiniteMakesDiaSkipAndAutoChooseAgain)
+{
+    const Workload& spmv = *defaultRegistry().find("spmv");
+    if (const auto why = unavailableReason(*spmv.findVariant("dia")); !why.empty())
+        GTEST_SKIP() << why;
+    data::SparseSystem system = bands(600'000, 600'000, {-1, 0, 1}, 1'000'000);
+    system.x[5] = 1e39; // finite as a double, infinite as a float
+    const data::Dataset d = data::makeSparseDataset(system, "tridiagonal", "test");
+    ASSERT_EQ(spmv::chooseKernel(spmv::rowStats(system.matrix)).variant, "dia");
+    RunContext context {0, &steadyClock()};
+    const ParamSet f64 = ParamSet::parse(spmv.parameters(), {{"precision", "f64"}});
+    const ParamSet f32 = ParamSet::parse(spmv.parameters(), {{"precision", "f32"}});
+    EXPECT_NO_THROW(spmv.findVariant("dia")->prepare(d, f64, context));
+    EXPECT_THROW(spmv.findVariant("dia")->prepare(d, f32, context), SkipRun);
+    const std::string note = spmv.findVariant("auto")->prepare(d, f32, context)->note();
+    EXPECT_EQ(note.rfind("chose ell", 0), 0u) << note;
+    EXPECT_NE(note.find("dia skips: x holds a value that is not finite in float32"), std::string::npos) << note;
+    system.x[5] = std::numeric_limits<double>::infinity();
+    const data::Dataset infinite = data::makeSparseDataset(system, "tridiagonal", "test");
+    EXPECT_THROW(spmv.findVariant("dia")->prepare(infinite, f64, context), SkipRun);
 }
 
 TEST(SpmvAuto, GeneratedMatricesOfEachPatternGetTheChoiceTheirClassExpects)

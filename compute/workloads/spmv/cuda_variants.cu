@@ -870,6 +870,12 @@ public:
         }
         m_conversionMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         m_fill = a.nnz() == 0 ? 1.0 : static_cast<double>(vals.size()) / static_cast<double>(a.nnz());
+        // Rows whose column row + offset lies in [0, cols): from max(0, −offset) to min(rows, cols − offset).
+        const auto rows = static_cast<std::int64_t>(a.rows);
+        const auto cols = static_cast<std::int64_t>(a.cols);
+        for (const std::int64_t offset : offsets)
+            m_insideSlots += static_cast<std::size_t>(
+                std::max<std::int64_t>(0, std::min(rows, cols - offset) - std::max<std::int64_t>(0, -offset)));
         const std::vector<long long> offsets64(offsets.begin(), offsets.end());
         m_offsets = device::DeviceBuffer<long long>(offsets64.size());
         m_vals = device::DeviceBuffer<T>(vals.size());
@@ -895,15 +901,17 @@ public:
             m_diagonals, m_fill, m_conversionMs);
         return text;
     }
-    /// The diagonals' values and offsets, x and y: no column indices or row pointers, the cost model's CSR arrays.
+    /// The diagonals' slots inside the matrix (the kernel loads no others), their offsets, x and y: no column indices
+    /// or row pointers, the cost model's CSR arrays.
     std::optional<double> bytesMoved() const override
     {
-        return static_cast<double>(m_vals.size() * sizeof(T) + m_offsets.size() * sizeof(long long)
+        return static_cast<double>(m_insideSlots * sizeof(T) + m_offsets.size() * sizeof(long long)
             + (static_cast<std::size_t>(this->m_rows) + static_cast<std::size_t>(this->m_cols)) * sizeof(T));
     }
 
 private:
     int m_diagonals;
+    std::size_t m_insideSlots = 0; ///< slots of the diagonals that lie inside the matrix
     double m_fill = 1.0;
     double m_conversionMs = 0.0;
     device::DeviceBuffer<long long> m_offsets;
@@ -1491,8 +1499,12 @@ std::unique_ptr<PreparedRun> prepareDia(const data::Dataset& d, const ParamSet& 
             gpu::DiaPolicy::kMaxFill);
         throw SkipRun(text);
     }
-    if (!std::all_of(system.x.begin(), system.x.end(), [](double v) { return std::isfinite(v); }))
-        throw SkipRun("x holds a value that is not finite: a stored zero would make it NaN where a row has no entry");
+    // In the value type the kernel reads: 1e39 is finite as a double and infinite as a float.
+    const bool f32 = precisionOf(p) == Precision::F32;
+    if (!std::all_of(system.x.begin(), system.x.end(),
+            [f32](double v) { return f32 ? std::isfinite(static_cast<float>(v)) : std::isfinite(v); }))
+        throw SkipRun(std::string("x holds a value that is not finite") + (f32 ? " in float32" : "")
+            + ": a stored zero would make it NaN where a row has no entry");
     return makeRun<gpu::DiaRun>(d, p, offsets);
 }
 
@@ -1524,20 +1536,34 @@ std::unique_ptr<PreparedRun> prepareRowTiles(const data::Dataset& d, const Param
 
 std::unique_ptr<PreparedRun> prepareAuto(const data::Dataset& d, const ParamSet& p, const RunContext& c)
 {
-    const AutoChoice choice = chooseKernel(rowStats(d.as<data::SparseSystem>().matrix));
+    const RowStats stats = rowStats(d.as<data::SparseSystem>().matrix);
+    AutoChoice choice = chooseKernel(stats);
     std::unique_ptr<PreparedRun> chosen;
-    if (choice.variant == "row_tiles")
+    if (choice.variant == "dia") {
+        // dia also looks at x (a value that is not finite makes it skip); the matrix alone chose it, so where it
+        // skips, auto runs what it would have chosen without the diagonals, and says why.
+        try {
+            chosen = prepareDia(d, p, c);
+        } catch (const SkipRun& skipped) {
+            RowStats withoutDiagonals = stats;
+            withoutDiagonals.diagonals = 0;
+            const AutoChoice next = chooseKernel(withoutDiagonals);
+            choice = {next.variant, next.reason + " (dia skips: " + skipped.what() + ")"};
+        }
+    }
+    if (chosen) {
+        // dia, prepared above
+    } else if (choice.variant == "row_tiles") {
         chosen = prepareRowTiles(d, p, c);
-    else if (choice.variant == "merge_path")
+    } else if (choice.variant == "merge_path") {
         chosen = prepareMergePath(d, p, c);
-    else if (choice.variant == "ell")
+    } else if (choice.variant == "ell") {
         chosen = prepareEll(d, p, c);
-    else if (choice.variant == "dia")
-        chosen = prepareDia(d, p, c);
-    else if (choice.variant == "row_binning")
+    } else if (choice.variant == "row_binning") {
         chosen = prepareRowBinning(d, p, c);
-    else
+    } else {
         chosen = prepareSubwarp(d, p, c);
+    }
     return std::make_unique<gpu::AutoRun>(std::move(chosen), "chose " + choice.variant + ": " + choice.reason);
 }
 
