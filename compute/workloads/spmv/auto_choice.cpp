@@ -40,12 +40,15 @@ std::vector<std::int64_t> diagonalOffsets(const data::CsrMatrix& a, std::size_t 
     return found;
 }
 
-RowStats rowStats(const data::CsrMatrix& a)
+RowStats rowStats(const data::CsrMatrix& a, std::vector<std::int64_t>* offsets)
 {
     bool complete = true;
     RowStats s = rowStats(
         a, [](std::uint64_t, std::uint64_t) { return true; }, complete);
-    s.diagonals = diagonalOffsets(a, DiaThresholds::kMaxDiagonals).size();
+    std::vector<std::int64_t> found = diagonalOffsets(a, DiaThresholds::kMaxDiagonals);
+    s.diagonals = found.size();
+    if (offsets)
+        *offsets = std::move(found);
     return s;
 }
 

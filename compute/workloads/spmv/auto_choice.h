@@ -83,8 +83,8 @@ template <class Visit> RowStats rowStats(const data::CsrMatrix& a, Visit&& visit
     return s;
 }
 
-/// The whole pass, without a visitor, and the diagonals counted (diagonalOffsets).
-RowStats rowStats(const data::CsrMatrix& matrix);
+/// The whole pass, without a visitor, and the diagonals counted (diagonalOffsets, which go to `offsets` when given).
+RowStats rowStats(const data::CsrMatrix& matrix, std::vector<std::int64_t>* offsets = nullptr);
 
 /// The variant `auto` runs and why, in a phrase that names the statistics it went by.
 struct AutoChoice {

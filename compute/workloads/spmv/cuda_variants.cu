@@ -1481,11 +1481,14 @@ std::unique_ptr<PreparedRun> prepareEll(const data::Dataset& d, const ParamSet& 
     return makeRun<gpu::EllRun>(d, p, width);
 }
 
-std::unique_ptr<PreparedRun> prepareDia(const data::Dataset& d, const ParamSet& p, const RunContext&)
+namespace {
+/// dia's run on `d`, whose non-zeros lie on the diagonals `offsets` (diagonalOffsets with DiaPolicy::kMaxDiagonals),
+/// or SkipRun with the reason.
+std::unique_ptr<PreparedRun> prepareDiaOn(
+    const data::Dataset& d, const ParamSet& p, const std::vector<std::int64_t>& offsets)
 {
     const auto& system = d.as<data::SparseSystem>();
     const auto& a = system.matrix;
-    const std::vector<std::int64_t> offsets = diagonalOffsets(a, gpu::DiaPolicy::kMaxDiagonals);
     if (offsets.size() > static_cast<std::size_t>(gpu::DiaPolicy::kMaxDiagonals))
         throw SkipRun("scattered non-zeros: they lie on more than " + std::to_string(gpu::DiaPolicy::kMaxDiagonals)
             + " diagonals (col − row)");
@@ -1506,6 +1509,12 @@ std::unique_ptr<PreparedRun> prepareDia(const data::Dataset& d, const ParamSet& 
         throw SkipRun(std::string("x holds a value that is not finite") + (f32 ? " in float32" : "")
             + ": a stored zero would make it NaN where a row has no entry");
     return makeRun<gpu::DiaRun>(d, p, offsets);
+}
+} // namespace
+
+std::unique_ptr<PreparedRun> prepareDia(const data::Dataset& d, const ParamSet& p, const RunContext&)
+{
+    return prepareDiaOn(d, p, diagonalOffsets(d.as<data::SparseSystem>().matrix, gpu::DiaPolicy::kMaxDiagonals));
 }
 
 std::unique_ptr<PreparedRun> prepareSubwarp(const data::Dataset& d, const ParamSet& p, const RunContext&)
@@ -1536,14 +1545,15 @@ std::unique_ptr<PreparedRun> prepareRowTiles(const data::Dataset& d, const Param
 
 std::unique_ptr<PreparedRun> prepareAuto(const data::Dataset& d, const ParamSet& p, const RunContext& c)
 {
-    const RowStats stats = rowStats(d.as<data::SparseSystem>().matrix);
+    std::vector<std::int64_t> offsets; // the scan that counts the diagonals serves dia too
+    const RowStats stats = rowStats(d.as<data::SparseSystem>().matrix, &offsets);
     AutoChoice choice = chooseKernel(stats);
     std::unique_ptr<PreparedRun> chosen;
     if (choice.variant == "dia") {
         // dia also looks at x (a value that is not finite makes it skip); the matrix alone chose it, so where it
         // skips, auto runs what it would have chosen without the diagonals, and says why.
         try {
-            chosen = prepareDia(d, p, c);
+            chosen = prepareDiaOn(d, p, offsets);
         } catch (const SkipRun& skipped) {
             RowStats withoutDiagonals = stats;
             withoutDiagonals.diagonals = 0;
