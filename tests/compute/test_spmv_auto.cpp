@@ -2,9 +2,9 @@
 // matrix class the thresholds (spmv_policy.h) separate, on generated matrices as the variant sees them.
 #include "compute/core/errors.h"
 #include "compute/core/registry.h"
-#include "compute/core/runner.h"
 #include "compute/workloads/spmv/auto_choice.h"
 #include "compute/workloads/spmv/spmv_policy.h"
+#include "spmv_runs.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
@@ -151,21 +151,6 @@ data::SparseSystem bands(std::uint64_t rows, std::uint64_t cols, const std::vect
     return system;
 }
 
-/// The variant's prepared run on `d`, run twice.
-std::unique_ptr<PreparedRun> prepareAndRun(
-    const Workload& spmv, const std::string& id, const data::Dataset& d, const ParamSet& params)
-{
-    RunContext context {0, &steadyClock()};
-    auto run = spmv.findVariant(id)->prepare(d, params, context);
-    for (int r = 0; r < 2; ++r) {
-        run->timer().start();
-        run->run();
-        run->timer().stop();
-        run->timer().elapsedMs();
-    }
-    return run;
-}
-
 // On a GPU: dia on wide and tall band matrices with gaps (diagonals that leave the matrix on either side), against
 // the reference; its bytes are the slots inside the matrix, offsets, x and y, no more than the CSR arrays.
 TEST(SpmvDiaGpu, WideAndTallBandsMatchTheReference)
@@ -178,8 +163,8 @@ TEST(SpmvDiaGpu, WideAndTallBandsMatchTheReference)
             = data::makeSparseDataset(bands(rows, cols, {-700, -7, -1, 0, 3, 40, 1700}, 11), "bands", "test");
         for (const char* precision : {"f64", "f32"}) {
             const ParamSet params = ParamSet::parse(spmv.parameters(), {{"precision", precision}});
-            const Result reference = prepareAndRun(spmv, "reference", d, params)->fetch();
-            auto dia = prepareAndRun(spmv, "dia", d, params);
+            const Result reference = test::prepareAndRun(spmv, "reference", d, params)->fetch();
+            auto dia = test::prepareAndRun(spmv, "dia", d, params);
             const Delta delta = spmv.compare(dia->fetch(), reference, d, params);
             EXPECT_LE(delta.value, delta.tolerance) << rows << " × " << cols << ", " << precision;
             ASSERT_TRUE(dia->bytesMoved().has_value());

@@ -4,6 +4,7 @@
 #include "compute/core/runner.h"
 #include "compute/workloads/spmv/row_tiles.h"
 #include "compute/workloads/spmv/spmv_policy.h"
+#include "spmv_runs.h"
 
 #include <algorithm>
 #include <cmath>
@@ -198,15 +199,7 @@ TEST(SpmvRowTiles, OutOfRangeSettingsAreRefused)
 /// The variant's result for `d` with run parameters `params`, after two runs.
 Result runVariant(const Workload& spmv, const std::string& id, const data::Dataset& d, const ParamSet& params)
 {
-    RunContext context {0, &steadyClock()};
-    auto run = spmv.findVariant(id)->prepare(d, params, context);
-    for (int r = 0; r < 2; ++r) {
-        run->timer().start();
-        run->run();
-        run->timer().stop();
-        run->timer().elapsedMs();
-    }
-    return run->fetch();
+    return test::prepareAndRun(spmv, id, d, params)->fetch();
 }
 
 // On a GPU: row_tiles in one, two and three panels (forced: at these sizes x fits in L2, so the default is one)
