@@ -4,6 +4,7 @@
 #include "compute/core/results_io.h"
 #include "compute/core/runner.h"
 #include "compute/workloads/lrv/lrv.h"
+#include "compute/workloads/lrv/table_log.h"
 #include "data/hdf5_file.h"
 
 #include <algorithm>
@@ -365,7 +366,9 @@ INSTANTIATE_TEST_SUITE_P(GpuVariants, LrvWeightedStreaming,
 
 /// `features` features, each a multiple of one profile with noise of 1e-5 on the log scale: every pair nearly
 /// proportional, far more than a tensor-core run's worklist holds. With `weighted`, random weights in [0.2, 1.2).
-data::Dataset nearlyProportional(std::size_t n, std::size_t p, bool weighted)
+/// Only the first `proportional` features so, if given; the rest independent of everything.
+data::Dataset nearlyProportional(
+    std::size_t n, std::size_t p, bool weighted, std::size_t proportional = std::numeric_limits<std::size_t>::max())
 {
     std::vector<double> values(n * p), weights(weighted ? n * p : 0);
     std::uint64_t state = 12345;
@@ -378,11 +381,83 @@ data::Dataset nearlyProportional(std::size_t n, std::size_t p, bool weighted)
         v = 1.0 + 99.0 * uniform();
     for (std::size_t k = 0; k < n; ++k)
         for (std::size_t i = 0; i < p; ++i) {
-            values[k * p + i] = profile[k] * static_cast<double>(i + 1) * std::exp(1e-5 * (uniform() - 0.5));
+            values[k * p + i] = i < proportional
+                ? profile[k] * static_cast<double>(i + 1) * std::exp(1e-5 * (uniform() - 0.5))
+                : 1.0 + 99.0 * uniform();
             if (weighted)
                 weights[k * p + i] = 0.2 + uniform();
         }
     return table(n, p, std::move(values), std::move(weights));
+}
+
+/// Where a logarithm goes wrong if it can: log-uniform over every binade, just either side of 1, every piece's edges
+/// (and their neighbours) in many binades, the extremes, and the counts an expression table holds.
+std::vector<double> logTestInputs(std::size_t random)
+{
+    using namespace lrv::table_log;
+    std::vector<double> x;
+    std::mt19937_64 rng(31);
+    std::uniform_real_distribution<double> exponent(-1021.0, 1023.0);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (std::size_t e = 0; e < random; ++e) {
+        x.push_back(std::exp2(exponent(rng)));
+        const double d = std::ldexp(unit(rng), -static_cast<int>(rng() % 60));
+        x.push_back(1.0 + d);
+        x.push_back(1.0 - d / 2);
+    }
+    for (int piece = 0; piece <= kPieces; ++piece) {
+        const double edge = fromBits(kStart + (static_cast<std::uint64_t>(piece) << kPieceShift));
+        for (int k = -1020; k <= 1020; k += 17)
+            for (const double v : {edge, std::nextafter(edge, 0.0), std::nextafter(edge, 2.0)})
+                x.push_back(std::ldexp(v, k));
+    }
+    for (const double v : {std::numeric_limits<double>::min(), std::numeric_limits<double>::max(), 1.0})
+        x.push_back(v);
+    for (int c = 1; c <= 100000; ++c)
+        x.push_back(c);
+    return x;
+}
+
+/// |got − log x| in units in the last place of max(|log x|, 1), from long double: the centring needs a small
+/// absolute error, since its logs are centred and differenced before anything else.
+double ulpsFromLog(double x, double got)
+{
+    const long double exact = std::log(static_cast<long double>(x));
+    const double scale = std::max(1.0, std::fabs(static_cast<double>(exact)));
+    const double ulp = std::ldexp(1.0, std::ilogb(scale) - std::numeric_limits<double>::digits + 1);
+    return static_cast<double>(std::fabs(static_cast<long double>(got) - exact) / ulp);
+}
+
+TEST(LrvTableLog, WithinTwoUnitsInTheLastPlaceAndTheLibrarysOutsideTheNormals)
+{
+    std::vector<lrv::LogPiece> pieces(lrv::table_log::kPieces);
+    for (int i = 0; i < lrv::table_log::kPieces; ++i)
+        pieces[i] = lrv::logPiece(i);
+    double worst = 0.0;
+    for (const double x : logTestInputs(300000))
+        worst = std::max(worst, ulpsFromLog(x, lrv::tableLog(x, pieces.data())));
+    EXPECT_LT(worst, 2.0);
+    EXPECT_EQ(lrv::tableLog(1.0, pieces.data()), 0.0);
+    for (const double x : {0.0, -1.0, 4e-320, std::numeric_limits<double>::infinity()}) {
+        const double expected = std::log(x);
+        const double got = lrv::tableLog(x, pieces.data());
+        EXPECT_TRUE(got == expected || (std::isnan(got) && std::isnan(expected))) << x;
+    }
+    EXPECT_TRUE(std::isnan(lrv::tableLog(std::nan(""), pieces.data())));
+}
+
+TEST(LrvTableLog, WithinTwoUnitsInTheLastPlaceOnTheDevice)
+{
+    const std::vector<double> x = logTestInputs(100000);
+    const std::vector<double> device = lrv::tableLogsOnDevice(x);
+    if (device.empty())
+        GTEST_SKIP() << "no CUDA device";
+    ASSERT_EQ(device.size(), x.size());
+    double worst = 0.0;
+    for (std::size_t e = 0; e < x.size(); ++e)
+        worst = std::max(worst, ulpsFromLog(x[e], device[e]));
+    EXPECT_LT(worst, 2.0);
+    EXPECT_EQ(lrv::tableLogsOnDevice({0.0, -1.0})[0], -std::numeric_limits<double>::infinity());
 }
 
 /// Weighted lrv on nearly proportional pairs: the direct tiles, and the tensor-core expansion with its refinement —
@@ -422,6 +497,25 @@ TEST(LrvAccuracy, ExpansionFallsBackToTilesWhenEveryPairIsNearlyProportional)
         const Result ref = runVariant("reference", d);
         for (const char* id : ids)
             EXPECT_LE(lrvWorkload().compare(runVariant(id, d), ref, d, params).value, 1e-9) << id << ", N = " << n;
+    }
+}
+
+/// Many cancelling pairs in one tile: the first 12 features nearly proportional (66 pairs, all in the first tile), the
+/// rest independent, so the tensor-core kernel lists them all from one block and the refinement recomputes them from
+/// its list (well within it: no fallback). 37 samples (a one-step last stage) and 80, at once and in 1 MiB chunks.
+TEST(LrvAccuracy, ATileFullOfCancellingPairsIsRefinedWholeOrInChunks)
+{
+    if (const auto reason = unavailableReason(*lrvWorkload().findVariant("dmma_refined")); !reason.empty())
+        GTEST_SKIP() << reason;
+    for (const std::size_t n : {37, 80}) {
+        const data::Dataset d = nearlyProportional(n, 700, false, 12);
+        const Result ref = runVariant("reference", d);
+        for (const char* chunk : {"0", "1"}) {
+            const std::map<std::string, std::string> values {{"device_output_mb", chunk}};
+            const auto params = ParamSet::parse(lrvWorkload().parameters(), values);
+            EXPECT_LE(lrvWorkload().compare(runVariant("dmma_refined", d, values), ref, d, params).value, 1e-9)
+                << "N = " << n << ", device_output_mb " << chunk;
+        }
     }
 }
 

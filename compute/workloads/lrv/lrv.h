@@ -188,6 +188,10 @@ double referencePair(const ReferenceInputs& inputs, std::size_t i, std::size_t j
 /// the buffer are streamed to the host in row chunks while the next chunk computes.
 std::uint64_t deviceOutputCapBytes(const ParamSet& params);
 
+/// The centring kernel's logarithm (tableLog, table_log.h) of each of `x`, computed on the current device, for the
+/// tests: empty where there is no device, or no CUDA in the build.
+std::vector<double> tableLogsOnDevice(const std::vector<double>& x);
+
 /// Adds the lrv workload to the registry.
 void registerLrv(Registry& registry);
 

@@ -25,6 +25,13 @@ std::uint64_t deviceOutputCapBytes(const ParamSet& params)
     return static_cast<std::uint64_t>(params.integer("device_output_mb")) << 20;
 }
 
+#if !KS_HAVE_CUDA
+std::vector<double> tableLogsOnDevice(const std::vector<double>&)
+{
+    return {};
+}
+#endif
+
 // Variant factories: each is defined in its kernel file and registered in the list below.
 PrepareSignature prepareReference;
 PrepareSignature prepareCpuOpenMp;
