@@ -391,7 +391,8 @@ data::Dataset nearlyProportional(
 }
 
 /// Where a logarithm goes wrong if it can: log-uniform over every binade, just either side of 1, every piece's edges
-/// (and their neighbours) in many binades, the extremes, and the counts an expression table holds.
+/// (and their neighbours) in many binades, the 400 doubles around each e^(±2^m), whose logs sit at a power of two while
+/// k·ln 2 − log v lies in the binade above (the table's worst), the extremes, and the counts an expression table holds.
 std::vector<double> logTestInputs(std::size_t random)
 {
     using namespace lrv::table_log;
@@ -411,6 +412,15 @@ std::vector<double> logTestInputs(std::size_t random)
             for (const double v : {edge, std::nextafter(edge, 0.0), std::nextafter(edge, 2.0)})
                 x.push_back(std::ldexp(v, k));
     }
+    for (int m = -8; m <= 9; ++m)
+        for (const long double sign : {-1.0L, 1.0L}) {
+            const double centre = static_cast<double>(std::exp(sign * std::ldexp(1.0L, m)));
+            double below = centre, above = centre;
+            for (int step = 0; step < 200; ++step) {
+                x.push_back(below = std::nextafter(below, 0.0));
+                x.push_back(above = std::nextafter(above, HUGE_VAL));
+            }
+        }
     for (const double v : {std::numeric_limits<double>::min(), std::numeric_limits<double>::max(), 1.0})
         x.push_back(v);
     for (int c = 1; c <= 100000; ++c)
@@ -457,7 +467,15 @@ TEST(LrvTableLog, WithinTwoUnitsInTheLastPlaceOnTheDevice)
     for (std::size_t e = 0; e < x.size(); ++e)
         worst = std::max(worst, ulpsFromLog(x[e], device[e]));
     EXPECT_LT(worst, 2.0);
-    EXPECT_EQ(lrv::tableLogsOnDevice({0.0, -1.0})[0], -std::numeric_limits<double>::infinity());
+    // What is not a positive normal double is the device library's.
+    constexpr double kInfinity = std::numeric_limits<double>::infinity();
+    const std::vector<double> special = lrv::tableLogsOnDevice({0.0, -1.0, kInfinity, std::nan(""), 4e-320});
+    ASSERT_EQ(special.size(), 5u);
+    EXPECT_EQ(special[0], -kInfinity);
+    EXPECT_TRUE(std::isnan(special[1]));
+    EXPECT_EQ(special[2], kInfinity);
+    EXPECT_TRUE(std::isnan(special[3]));
+    EXPECT_LT(ulpsFromLog(4e-320, special[4]), 2.0);
 }
 
 /// Weighted lrv on nearly proportional pairs: the direct tiles, and the tensor-core expansion with its refinement —

@@ -430,7 +430,8 @@ struct CentredSlabPolicy {
     static constexpr int kThreads = kFeatures * kRows;
     static constexpr int kPitch = kFeatures + 1; ///< doubles per sample in the slab (16 would put them in 2 banks)
     static constexpr int kBatch = 8; ///< a thread's loads of Y issued together (N ≤ 128: all of them)
-    /// Samples that fit, with the partial sums, in the 48 KB of shared memory a kernel gets without asking.
+    /// Samples that fit, with the partial sums and the logarithm's table, in the 48 KB of shared memory a kernel gets
+    /// without asking (47,616 bytes at 320).
     static constexpr int kMaxSamples = 320;
     static std::size_t slabBytes(std::uint64_t n) { return n * kPitch * sizeof(double); }
 };
