@@ -1,6 +1,7 @@
 // Hand-written CUDA variants of lrv: the seed's block per pair, a thread per pair, and the centred-logs
 // register-tiled triangle; plus the chunked, streamed output every GPU variant shares.
 #include "compute/core/triangle.h"
+#include "compute/device/device_info.h"
 #include "compute/device/launch.cuh"
 #include "compute/device/multi_device.cuh"
 #include "compute/workloads/lrv/lrv_device.cuh"
@@ -301,6 +302,15 @@ template <int Rows, int Features> __device__ double sumOverRows(double value, do
     return total;
 }
 
+/// The logarithm's table (table_log.h) in shared memory, a log each for the first kPieces of a block's Threads
+/// threads; the caller waits for it.
+template <int Threads> __device__ void makeLogPieces(LogPiece* pieces)
+{
+    static_assert(Threads >= table_log::kPieces, "a piece a thread");
+    if (threadIdx.x < table_log::kPieces)
+        pieces[threadIdx.x] = logPiece(static_cast<int>(threadIdx.x));
+}
+
 /// sumOverRows for a block whose warps each hold two rows of 16 features (lanes 0–15 and 16–31): the two combined by a
 /// shuffle first, then the warps' sums through `partial` (its first Rows / 2 rows).
 template <int Rows, int Features> __device__ double sumOverPairedRows(double value, double (&partial)[Rows][Features])
@@ -474,9 +484,7 @@ __global__ void __launch_bounds__(CentredSlabPolicy::kThreads)
     // The logarithm's table (table_log.h), made while the first batch is loaded: a log each for half the threads.
     __shared__ LogPiece pieces[kPower ? 1 : table_log::kPieces];
     if constexpr (!kPower) {
-        static_assert(P::kThreads >= table_log::kPieces);
-        if (threadIdx.x < table_log::kPieces)
-            pieces[threadIdx.x] = logPiece(static_cast<int>(threadIdx.x));
+        makeLogPieces<P::kThreads>(pieces);
         __syncthreads();
     }
     double sum = 0.0;
@@ -2219,12 +2227,14 @@ private:
     bool m_hostRegistered = false;
 };
 
+constexpr int kTableLogThreads = 256;
+
 /// tableLogsOnDevice's kernel: each block makes the table as the centring does.
-__global__ void tableLogKernel(const double* __restrict__ x, std::size_t count, double* __restrict__ out)
+__global__ void __launch_bounds__(kTableLogThreads)
+    tableLogKernel(const double* __restrict__ x, std::size_t count, double* __restrict__ out)
 {
     __shared__ LogPiece pieces[table_log::kPieces];
-    for (int e = static_cast<int>(threadIdx.x); e < table_log::kPieces; e += static_cast<int>(blockDim.x))
-        pieces[e] = logPiece(e);
+    makeLogPieces<kTableLogThreads>(pieces);
     __syncthreads();
     for (std::size_t e = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; e < count;
          e += static_cast<std::size_t>(gridDim.x) * blockDim.x)
@@ -2237,18 +2247,16 @@ namespace ks::lrv {
 
 std::vector<double> tableLogsOnDevice(const std::vector<double>& x)
 {
-    int devices = 0;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-        cudaGetLastError(); // clears the error of a machine without a device
+    if (device::cudaDevices().empty())
         return {};
-    }
     std::vector<double> logs(x.size());
     if (x.empty())
         return logs;
     device::DeviceBuffer<double> in(x.size());
     device::DeviceBuffer<double> out(x.size());
     in.uploadAsync(std::span<const double>(x), nullptr);
-    gpu::tableLogKernel<<<device::blocksFor(x.size(), 256, 4096), 256>>>(in.data(), x.size(), out.data());
+    gpu::tableLogKernel<<<device::blocksFor(x.size(), gpu::kTableLogThreads, 4096), gpu::kTableLogThreads>>>(
+        in.data(), x.size(), out.data());
     KS_CUDA_CHECK_LAUNCH("tableLogKernel");
     out.downloadAsync(std::span<double>(logs), nullptr);
     KS_CUDA_CHECK(cudaDeviceSynchronize());
