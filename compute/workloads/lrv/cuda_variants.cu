@@ -971,9 +971,10 @@ void launchRefinement(const double* transposed, std::uint64_t transposedStride, 
 
 // ---------------------------------------------------------------------------------------------------------------
 // The tensor-core expansion: lrv_ij = (s_i + s_j)/(N − 1) − 2·g_ij/(N − 1) in 64×64 tiles, g_ij = Σ_k c_ik c_jk from
-// FP64 mma.sync (m16n8k8 on Hopper), four warps of 32×32 or two of 64×32 (DmmaWarps). The accumulators start at the
-// first part and the A copy comes scaled by −2/(N − 1) (FragmentScales), so they end as the lrv and are written
-// straight out — g never touches memory. Pairs whose numerator cancels are listed for the refinement above.
+// FP64 mma.sync (on Hopper m16n8k16 a whole stage, m16n8k8 where the last stage is one step), four warps of 32×32 or
+// two of 64×32 (DmmaWarps). The accumulators start at the first part and the A copy comes scaled by −2/(N − 1)
+// (FragmentScales), so they end as the lrv and are written straight out — g never touches memory. Pairs whose numerator
+// cancels are listed for the refinement above.
 
 namespace {
 struct DmmaPolicy {
@@ -1020,6 +1021,14 @@ struct DmmaPolicy {
     /// against the one before: 0.2038–0.2043 → 0.2016–0.2018, grouped 0.2125 → 0.2086. Twice in the one-step instances
     /// too cost 8 % at 37 × 20,000 (0.5115 → 0.5524 ms) and 0.4 % at 200 × 30,000.
     static constexpr int storeUnroll(bool halfLast) { return halfLast ? 0 : 2; }
+    /// A whole stage's two k8 steps as one m16n8k16 (gramTile), in the instances whose stages are all whole: half the
+    /// mma instructions, and with both steps' fragments loaded at once ptxas keeps the loop in 124 registers, no
+    /// spills (4 bytes before). H200, one call each, against two m16n8k8: 80 × 10,000 0.2003–0.2022 → 0.1958–0.1965 ms
+    /// and 0.2005–0.2007 → 0.1956–0.1965; 160 × 30,000 (grouped) 2.878 → 2.788. Both steps' fragments (48 doubles a
+    /// thread) do not fit beside the one-step instances' 64 × 32 warps' accumulators (165–168 registers, 356–768 bytes
+    /// spilled); as 2 × 2 warps at four blocks an SM, with the last stage's one step apart, those ran 4 % slower at
+    /// 37 × 20,000 (0.5057–0.5064 → 0.5282–0.5287 ms) and 1.3 % at 200 × 30,000 (3.395–3.398 → 3.439–3.442).
+    static constexpr bool pairsSteps(bool halfLast) { return !halfLast; }
 };
 
 /// The tile's warps: WarpsM down it and two across, each a block of kWarpTileM × kWarpTileN pairs in m16n8k8 tiles.
@@ -1234,6 +1243,25 @@ __device__ __forceinline__ void dmma1688(double (&d)[4], const double (&a)[4], c
 #endif
 }
 
+/// d += a·b for a 16×8 tile over 16 samples: dmma1688 over the first eight (a[0…3], b[0…1]) and then the next eight
+/// (a[4…7], b[2…3]), each half's k slots as there (the PTX ISA's m16n8k16 f64 fragments: a_e at row g + 8·(e mod 2),
+/// column q + 4·⌊e/2⌋; b_e at row q + 4·e). Hopper has it as one instruction; elsewhere it is the two halves.
+__device__ __forceinline__ void dmma16816(double (&d)[4], const double (&a)[8], const double (&b)[4])
+{
+#if __CUDA_ARCH__ >= 900
+    asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, "
+        "{%12,%13,%14,%15}, {%0,%1,%2,%3};\n"
+        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]), "d"(b[1]),
+        "d"(b[2]), "d"(b[3]));
+#else
+    const double aLow[4] = {a[0], a[1], a[2], a[3]}, aHigh[4] = {a[4], a[5], a[6], a[7]};
+    const double bLow[2] = {b[0], b[1]}, bHigh[2] = {b[2], b[3]};
+    dmma1688(d, aLow, bLow);
+    dmma1688(d, aHigh, bHigh);
+#endif
+}
+
 /// A stage's copies for a 64×64 tile by Threads threads: the four FragmentOrder groups of each side (each stage two
 /// contiguous 1 KiB blocks a group), a thread's 16 bytes of each (or of each half); the i side from the A copy, the
 /// j side from the column copy.
@@ -1283,8 +1311,9 @@ __device__ __forceinline__ BlockPair loadBlockPair(const double (&block)[DmmaSta
 /// Adds this warp's block (Warps) of the product of the A and column copies for tile (i0, j0) to `acc`, set before
 /// the call or by start() once the first stage has landed (forEachStage). The k slots q and q+4 of an mma carry a
 /// lane's samples 2q and 2q+1 of the step — the same permutation for A and B, so the sum over samples is unchanged.
-/// The last stage computes `lastSteps` steps.
-template <class Warps, class Start>
+/// The last stage computes `lastSteps` steps. kPairedSteps (DmmaPolicy::pairsSteps): every stage is whole, and its two
+/// steps go to the tensor cores as one m16n8k16 a pair of tiles.
+template <class Warps, bool kPairedSteps, class Start>
 __device__ void gramTile(const double* __restrict__ fragments, const double* __restrict__ columns, std::uint64_t stride,
     int lastSteps, std::uint64_t i0, std::uint64_t j0, double (&acc)[Warps::kMTiles][Warps::kNTiles][4],
     DmmaShared& shared, Start&& start)
@@ -1295,32 +1324,61 @@ __device__ void gramTile(const double* __restrict__ fragments, const double* __r
     const int wn = (warp % Warps::kWarpsN) * (Warps::kWarpTileN / FragmentOrder::kFeatures); // … j side
     const DmmaCopies<Warps::kThreads> copies(fragments, columns, stride, i0, j0);
     forEachStage(copies, stride, lastSteps, shared.stages, start, [&](const DmmaStage& stage, int steps) {
+        if constexpr (kPairedSteps) {
+            static_assert(DmmaPolicy::kSteps == 2, "a stage is one m16n8k16");
+            double a[Warps::kMTiles][8], b[Warps::kNTiles][4];
 #pragma unroll
-        for (int step = 0; step < DmmaPolicy::kSteps; ++step) {
-            if (step > 0 && step >= steps)
-                break;
-            double a[Warps::kMTiles][4], b[Warps::kNTiles][2];
+            for (int step = 0; step < DmmaPolicy::kSteps; ++step) {
 #pragma unroll
-            for (int u = 0; u < Warps::kMTiles; ++u) {
-                const BlockPair pair = loadBlockPair(stage.a[wg + u][step], lane);
-                a[u][0] = pair.low.x;
-                a[u][1] = pair.low.y;
-                a[u][2] = pair.high.x;
-                a[u][3] = pair.high.y;
-            }
+                for (int u = 0; u < Warps::kMTiles; ++u) {
+                    const BlockPair pair = loadBlockPair(stage.a[wg + u][step], lane);
+                    a[u][4 * step + 0] = pair.low.x;
+                    a[u][4 * step + 1] = pair.low.y;
+                    a[u][4 * step + 2] = pair.high.x;
+                    a[u][4 * step + 3] = pair.high.y;
+                }
 #pragma unroll
-            for (int w = 0; w < Warps::kNTiles / 2; ++w) {
-                const BlockPair pair = loadBlockPair(stage.b[wn + w][step], lane);
-                b[2 * w][0] = pair.low.x;
-                b[2 * w][1] = pair.low.y;
-                b[2 * w + 1][0] = pair.high.x;
-                b[2 * w + 1][1] = pair.high.y;
+                for (int w = 0; w < Warps::kNTiles / 2; ++w) {
+                    const BlockPair pair = loadBlockPair(stage.b[wn + w][step], lane);
+                    b[2 * w][2 * step + 0] = pair.low.x;
+                    b[2 * w][2 * step + 1] = pair.low.y;
+                    b[2 * w + 1][2 * step + 0] = pair.high.x;
+                    b[2 * w + 1][2 * step + 1] = pair.high.y;
+                }
             }
 #pragma unroll
             for (int u = 0; u < Warps::kMTiles; ++u)
 #pragma unroll
                 for (int v = 0; v < Warps::kNTiles; ++v)
-                    dmma1688(acc[u][v], a[u], b[v]);
+                    dmma16816(acc[u][v], a[u], b[v]);
+        } else {
+#pragma unroll
+            for (int step = 0; step < DmmaPolicy::kSteps; ++step) {
+                if (step > 0 && step >= steps)
+                    break;
+                double a[Warps::kMTiles][4], b[Warps::kNTiles][2];
+#pragma unroll
+                for (int u = 0; u < Warps::kMTiles; ++u) {
+                    const BlockPair pair = loadBlockPair(stage.a[wg + u][step], lane);
+                    a[u][0] = pair.low.x;
+                    a[u][1] = pair.low.y;
+                    a[u][2] = pair.high.x;
+                    a[u][3] = pair.high.y;
+                }
+#pragma unroll
+                for (int w = 0; w < Warps::kNTiles / 2; ++w) {
+                    const BlockPair pair = loadBlockPair(stage.b[wn + w][step], lane);
+                    b[2 * w][0] = pair.low.x;
+                    b[2 * w][1] = pair.low.y;
+                    b[2 * w + 1][0] = pair.high.x;
+                    b[2 * w + 1][1] = pair.high.y;
+                }
+#pragma unroll
+                for (int u = 0; u < Warps::kMTiles; ++u)
+#pragma unroll
+                    for (int v = 0; v < Warps::kNTiles; ++v)
+                        dmma1688(acc[u][v], a[u], b[v]);
+            }
         }
     });
 }
@@ -1499,11 +1557,12 @@ __global__ void __launch_bounds__(DmmaWarpsFor<kHalfLast>::kThreads, DmmaPolicy:
     double acc[Warps::kMTiles][Warps::kNTiles][4];
     const int steps = kHalfLast ? 1 : DmmaPolicy::kSteps;
     if constexpr (DmmaPolicy::startsFromShared(kGrouped, kHalfLast)) {
-        gramTile<Warps>(
+        gramTile<Warps, DmmaPolicy::pairsSteps(kHalfLast)>(
             fragments, columns, stride, steps, i0, j0, acc, shared, [&] { startFromShared<Warps>(acc, sums); });
     } else {
         startFromLoads<Warps>(acc, sumSquares + i0, sumSquares + j0);
-        gramTile<Warps>(fragments, columns, stride, steps, i0, j0, acc, shared, NoStart {});
+        gramTile<Warps, DmmaPolicy::pairsSteps(kHalfLast)>(
+            fragments, columns, stride, steps, i0, j0, acc, shared, NoStart {});
     }
 
     // The accumulators into the shared tile; the test for cancelling pairs on the integer units, against the larger
