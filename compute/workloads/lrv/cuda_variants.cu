@@ -1308,6 +1308,31 @@ __device__ __forceinline__ BlockPair loadBlockPair(const double (&block)[DmmaSta
         *reinterpret_cast<const double2*>(&block[DmmaStage::kBlock / 2 + 2 * lane])};
 }
 
+/// A lane's fragments of k8 step `step` of a stage for this warp's block (Warps; its first m16 group wg, its first
+/// 16-feature group of the j side wn): the i side's m16 tiles into a[u][aAt…aAt + 3], the j side's n8 tiles into
+/// b[v][bAt…bAt + 1] (m16n8k8's fragments, or one half of m16n8k16's).
+template <class Warps, int AWidth, int BWidth>
+__device__ __forceinline__ void loadStepFragments(const DmmaStage& stage, int step, int wg, int wn, int lane,
+    double (&a)[Warps::kMTiles][AWidth], double (&b)[Warps::kNTiles][BWidth], int aAt, int bAt)
+{
+#pragma unroll
+    for (int u = 0; u < Warps::kMTiles; ++u) {
+        const BlockPair pair = loadBlockPair(stage.a[wg + u][step], lane);
+        a[u][aAt + 0] = pair.low.x;
+        a[u][aAt + 1] = pair.low.y;
+        a[u][aAt + 2] = pair.high.x;
+        a[u][aAt + 3] = pair.high.y;
+    }
+#pragma unroll
+    for (int w = 0; w < Warps::kNTiles / 2; ++w) {
+        const BlockPair pair = loadBlockPair(stage.b[wn + w][step], lane);
+        b[2 * w][bAt + 0] = pair.low.x;
+        b[2 * w][bAt + 1] = pair.low.y;
+        b[2 * w + 1][bAt + 0] = pair.high.x;
+        b[2 * w + 1][bAt + 1] = pair.high.y;
+    }
+}
+
 /// Adds this warp's block (Warps) of the product of the A and column copies for tile (i0, j0) to `acc`, set before
 /// the call or by start() once the first stage has landed (forEachStage). The k slots q and q+4 of an mma carry a
 /// lane's samples 2q and 2q+1 of the step — the same permutation for A and B, so the sum over samples is unchanged.
@@ -1328,24 +1353,8 @@ __device__ void gramTile(const double* __restrict__ fragments, const double* __r
             static_assert(DmmaPolicy::kSteps == 2, "a stage is one m16n8k16");
             double a[Warps::kMTiles][8], b[Warps::kNTiles][4];
 #pragma unroll
-            for (int step = 0; step < DmmaPolicy::kSteps; ++step) {
-#pragma unroll
-                for (int u = 0; u < Warps::kMTiles; ++u) {
-                    const BlockPair pair = loadBlockPair(stage.a[wg + u][step], lane);
-                    a[u][4 * step + 0] = pair.low.x;
-                    a[u][4 * step + 1] = pair.low.y;
-                    a[u][4 * step + 2] = pair.high.x;
-                    a[u][4 * step + 3] = pair.high.y;
-                }
-#pragma unroll
-                for (int w = 0; w < Warps::kNTiles / 2; ++w) {
-                    const BlockPair pair = loadBlockPair(stage.b[wn + w][step], lane);
-                    b[2 * w][2 * step + 0] = pair.low.x;
-                    b[2 * w][2 * step + 1] = pair.low.y;
-                    b[2 * w + 1][2 * step + 0] = pair.high.x;
-                    b[2 * w + 1][2 * step + 1] = pair.high.y;
-                }
-            }
+            for (int step = 0; step < DmmaPolicy::kSteps; ++step)
+                loadStepFragments<Warps>(stage, step, wg, wn, lane, a, b, 4 * step, 2 * step);
 #pragma unroll
             for (int u = 0; u < Warps::kMTiles; ++u)
 #pragma unroll
@@ -1357,22 +1366,7 @@ __device__ void gramTile(const double* __restrict__ fragments, const double* __r
                 if (step > 0 && step >= steps)
                     break;
                 double a[Warps::kMTiles][4], b[Warps::kNTiles][2];
-#pragma unroll
-                for (int u = 0; u < Warps::kMTiles; ++u) {
-                    const BlockPair pair = loadBlockPair(stage.a[wg + u][step], lane);
-                    a[u][0] = pair.low.x;
-                    a[u][1] = pair.low.y;
-                    a[u][2] = pair.high.x;
-                    a[u][3] = pair.high.y;
-                }
-#pragma unroll
-                for (int w = 0; w < Warps::kNTiles / 2; ++w) {
-                    const BlockPair pair = loadBlockPair(stage.b[wn + w][step], lane);
-                    b[2 * w][0] = pair.low.x;
-                    b[2 * w][1] = pair.low.y;
-                    b[2 * w + 1][0] = pair.high.x;
-                    b[2 * w + 1][1] = pair.high.y;
-                }
+                loadStepFragments<Warps>(stage, step, wg, wn, lane, a, b, 0, 0);
 #pragma unroll
                 for (int u = 0; u < Warps::kMTiles; ++u)
 #pragma unroll
